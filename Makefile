@@ -1,0 +1,117 @@
+# cgward: kernel-enforced write roots for cgroups.
+# `make help` lists the targets.
+
+CLANG     ?= clang
+CC        ?= cc
+BPFTOOL   ?= bpftool
+BUILD     := build
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev libyaml-dev \
+	pkg-config make gcc clang-format libclang-rt-14-dev qemu-system-x86 linux-image-amd64 \
+	busybox-static cpio kmod bubblewrap valgrind
+
+WARNINGS  := -Wall -Wextra -Werror
+CFLAGS    ?= -O2 -g
+CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuser
+LDLIBS    := -lbpf -lelf -lz -lyaml
+
+BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_HDRS  := $(wildcard bpf/*.h)
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
+	-Wno-unused-parameter -Wno-missing-declarations
+
+# Every user/*.c but main.c is library code, linked into cgward and the unit tests.
+USER_LIB_SRCS := $(filter-out user/main.c,$(sort $(wildcard user/*.c)))
+USER_HDRS     := $(wildcard user/*.h) bpf/cgward_abi.h
+UNIT_SRCS     := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
+ASAN_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit-asan/%,$(UNIT_SRCS))
+SANITIZE      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all help deps vmlinux test test-unit test-unit-asan test-integration test-vm demo \
+	bench fuzz format check-format clean install
+
+all: $(BUILD)/cgward
+
+help:
+	@echo 'make deps              install the Debian packages cgward needs (apt-get)'
+	@echo 'make                   build build/cgward (the BPF object is embedded)'
+	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
+	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
+	@echo 'make test-integration  the integration suite on this kernel (needs BPF LSM)'
+	@echo 'make test-vm           the integration suite inside tests/vm/run'
+	@echo 'make bench             overhead benchmarks (not part of make test)'
+	@echo 'make vmlinux           regenerate vmlinux/vmlinux.h from this kernel'
+	@echo 'make format            clang-format every C file'
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)/bpf
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# One object from every concern's file: the static linker merges the __weak maps.
+$(BUILD)/cgward.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
+$(BUILD)/cgward.skel.h: $(BUILD)/cgward.bpf.o
+	$(BPFTOOL) gen skeleton $< name cgward_bpf > $@
+
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h | $(BUILD)/obj
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h | $(BUILD)/obj-asan
+	$(CC) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
+
+# Archives, so that a unit test links only the modules it calls.
+$(BUILD)/libcgward.a: $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_LIB_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libcgward-asan.a: $(patsubst user/%.c,$(BUILD)/obj-asan/%.o,$(USER_LIB_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/cgward: $(BUILD)/obj/main.o $(BUILD)/libcgward.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcgward.a | $(BUILD)/unit
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD)/unit-asan/%: tests/unit/%.c $(BUILD)/libcgward-asan.a | $(BUILD)/unit-asan
+	$(CC) $(CFLAGS) -O1 $(SANITIZE) $^ -o $@ $(LDLIBS) -lcmocka
+
+$(BUILD) $(BUILD)/bpf $(BUILD)/obj $(BUILD)/obj-asan $(BUILD)/unit $(BUILD)/unit-asan:
+	mkdir -p $@
+
+test-unit: $(UNIT_BINS)
+	@set -e; for t in $^; do echo "== $$t"; $$t; done
+
+test-unit-asan: $(ASAN_BINS)
+	@set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; $$t; done
+
+test-integration: all
+	tests/integration/run
+
+test-vm: all
+	tests/vm/run -- make --no-print-directory test-integration
+
+test: check-format test-unit test-unit-asan test-vm
+
+demo: all
+	tests/demo
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')
+
+check-format:
+	@bad=$$(for f in $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/'); do \
+		clang-format --dry-run -Werror $$f >/dev/null 2>&1 || echo $$f; done); \
+	if [ -n "$$bad" ]; then echo "not clang-formatted: $$bad"; exit 1; fi
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The contract between the BPF programs and the agent: map keys and values,
+ * and the deny event record. Included by both sides, so only fixed-width
+ * types from <linux/types.h> (userspace) or vmlinux.h (BPF).
+ */
+#ifndef CGWARD_ABI_H
+#define CGWARD_ABI_H
+
+#define CGWARD_PATH_MAX	 4096
+#define CGWARD_COMM_LEN	 16
+/* Path components (and mount crossings) walked before a write is denied as too deep. */
+#define CGWARD_MAX_DEPTH 128
+
+enum cgward_op {
+	CGWARD_OP_OPEN_WRITE = 1,
+	CGWARD_OP_CREATE,
+	CGWARD_OP_MKDIR,
+	CGWARD_OP_RMDIR,
+	CGWARD_OP_UNLINK,
+	CGWARD_OP_MKNOD,
+	CGWARD_OP_SYMLINK,
+	CGWARD_OP_LINK,
+	CGWARD_OP_RENAME,
+	CGWARD_OP_TRUNCATE,
+	CGWARD_OP_SETATTR,
+	CGWARD_OP_SETXATTR,
+	CGWARD_OP_REMOVEXATTR,
+	CGWARD_OP_MAX,
+};
+
+enum cgward_verdict {
+	CGWARD_VERDICT_DENY = 1,
+	CGWARD_VERDICT_AUDIT,
+};
+
+enum cgward_reason {
+	CGWARD_REASON_OUTSIDE_ROOTS = 1, /* no write root above the target */
+	CGWARD_REASON_READ_ONLY,	 /* the nearest root above it is read-only */
+	CGWARD_REASON_TOO_DEEP,		 /* more than CGWARD_MAX_DEPTH components */
+};
+
+/* Policy of one cgroup2 cgroup, keyed by its id (the kernfs inode number). */
+struct cgward_cgroup_policy {
+	__u32 policy_id;
+	__u32 flags;
+};
+
+#define CGWARD_POLICY_AUDIT (1U << 0) /* report would-be denies, allow them */
+
+/*
+ * A root is a directory identity, not a path string: the kernel's dev_t of its
+ * super block (MKDEV layout: major << 20 | minor) and its inode number.
+ */
+struct cgward_root_key {
+	__u32 policy_id;
+	__u32 dev;
+	__u64 ino;
+};
+
+enum cgward_access {
+	CGWARD_ACCESS_READ_ONLY = 1,
+	CGWARD_ACCESS_WRITE,
+};
+
+struct cgward_root_value {
+	__u32 access; /* enum cgward_access */
+};
+
+/*
+ * A deny (or audit) event. path holds path_len bytes of the target's path,
+ * then target_len bytes of the second path for rename and link; neither is
+ * NUL-terminated. Records are sent trimmed to their used length.
+ */
+struct cgward_event {
+	__u64 boot_ns; /* bpf_ktime_get_boot_ns() */
+	__u64 cgroup_id;
+	__u32 pid; /* thread id */
+	__u32 tgid;
+	__u32 uid;
+	__u32 policy_id;
+	__u16 op;      /* enum cgward_op */
+	__u16 verdict; /* enum cgward_verdict */
+	__u16 reason;  /* enum cgward_reason */
+	__u16 flags;   /* CGWARD_EVENT_* */
+	__u16 path_len;
+	__u16 target_len;
+	__u32 root_dev; /* the deciding root for CGWARD_REASON_READ_ONLY, else 0 */
+	__u64 root_ino;
+	char comm[CGWARD_COMM_LEN];
+	char path[2 * CGWARD_PATH_MAX];
+};
+
+#define CGWARD_EVENT_PATH_TRUNCATED   (1U << 0)
+#define CGWARD_EVENT_TARGET_TRUNCATED (1U << 1)
+
+#endif
