@@ -30,8 +30,18 @@ UNIT_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 ASAN_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit-asan/%,$(UNIT_SRCS))
 SANITIZE      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# Every tests/fuzz/fuzz_<name>.c is a libFuzzer target with its seeds in tests/fuzz/corpus/<name>/.
+# Library sources that use the BPF skeleton are left out, so fuzzing needs no BPF toolchain.
+FUZZ_SRCS      := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES     := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRCS))
+FUZZ_BINS      := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB_SRCS  := $(filter-out $(shell grep -l 'skel\.h' $(USER_LIB_SRCS) /dev/null),$(USER_LIB_SRCS))
+FUZZ_SECONDS   ?= 60
+FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser $(FUZZ_SANITIZE)
+
 .PHONY: all help deps vmlinux test test-unit test-unit-asan test-integration test-vm demo \
-	bench fuzz format check-format clean install
+	bench fuzz fuzz-regress format check-format clean install
 
 all: $(BUILD)/cgward
 
@@ -43,6 +53,8 @@ help:
 	@echo 'make test-integration  the integration suite on this kernel (needs BPF LSM)'
 	@echo 'make test-vm           the integration suite inside tests/vm/run'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
+	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
+	@echo 'make fuzz-regress      run each fuzz target once over its committed corpus'
 	@echo 'make vmlinux           regenerate vmlinux/vmlinux.h from this kernel'
 	@echo 'make format            clang-format every C file'
 
@@ -85,7 +97,17 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcgward.a | $(BUILD)/unit
 $(BUILD)/unit-asan/%: tests/unit/%.c $(BUILD)/libcgward-asan.a | $(BUILD)/unit-asan
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) $^ -o $@ $(LDLIBS) -lcmocka
 
-$(BUILD) $(BUILD)/bpf $(BUILD)/obj $(BUILD)/obj-asan $(BUILD)/unit $(BUILD)/unit-asan:
+$(BUILD)/obj-fuzz/%.o: user/%.c $(USER_HDRS) | $(BUILD)/obj-fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/libcgward-fuzz.a: $(patsubst user/%.c,$(BUILD)/obj-fuzz/%.o,$(FUZZ_LIB_SRCS))
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libcgward-fuzz.a | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
+
+$(BUILD) $(BUILD)/bpf $(BUILD)/obj $(BUILD)/obj-asan $(BUILD)/unit $(BUILD)/unit-asan \
+$(BUILD)/obj-fuzz $(BUILD)/fuzz:
 	mkdir -p $@
 
 test-unit: $(UNIT_BINS)
@@ -93,6 +115,27 @@ test-unit: $(UNIT_BINS)
 
 test-unit-asan: $(ASAN_BINS)
 	@set -e; for t in $^; do echo "== $$t (ASan+UBSan)"; $$t; done
+
+# Fuzzes in a scratch copy of each corpus, so new inputs stay out of the repo;
+# crashes land in $(BUILD)/fuzz/artifacts/<name>/ (add them to the corpus once fixed).
+fuzz: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_NAMES); do \
+		work=$(BUILD)/fuzz/corpus/$$t; arts=$(BUILD)/fuzz/artifacts/$$t; \
+		mkdir -p $$work $$arts; \
+		if [ -d tests/fuzz/corpus/$$t ]; then cp -R tests/fuzz/corpus/$$t/. $$work/; fi; \
+		echo "== fuzz_$$t for $(FUZZ_SECONDS)s over $$work"; \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$$arts/ $$work; \
+	done
+
+# Runs each target once over every committed corpus file: no fuzzing, fails on a crash.
+fuzz-regress: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_NAMES); do \
+		files=$$(find tests/fuzz/corpus/$$t -type f 2>/dev/null | sort); \
+		if [ -z "$$files" ]; then echo "fuzz_$$t: no corpus in tests/fuzz/corpus/$$t"; exit 1; fi; \
+		echo "== fuzz_$$t over tests/fuzz/corpus/$$t"; \
+		$(BUILD)/fuzz/fuzz_$$t $$files; \
+	done
 
 test-integration: all
 	tests/integration/run

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "roots.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define KERNEL_MINORBITS 20
+
+__u32 root_kernel_dev(dev_t st_dev)
+{
+	/*
+	 * stat() reports new_encode_dev() of a kernel dev_t, whose major has 12
+	 * bits and minor 20, so both always fit the MKDEV layout.
+	 */
+	return (__u32)major(st_dev) << KERNEL_MINORBITS | (__u32)minor(st_dev);
+}
+
+/* '.' and '..' make a path name something other than what it spells. */
+static bool has_dot_component(const char *path)
+{
+	const char *p = path;
+	size_t n;
+
+	while (*p) {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static void strip_trailing_slashes(char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+}
+
+static int check_path(const char *given, char *path, char *err, size_t errlen)
+{
+	if (given[0] != '/') {
+		snprintf(err, errlen, "root '%s': not an absolute path", given);
+		return -EINVAL;
+	}
+	if (strlen(given) >= PATH_MAX) {
+		snprintf(err, errlen, "root '%.64s...': path too long", given);
+		return -ENAMETOOLONG;
+	}
+	strcpy(path, given);
+	strip_trailing_slashes(path);
+	if (strcmp(path, "/") == 0) {
+		snprintf(err, errlen, "'/' cannot be a root");
+		return -EINVAL;
+	}
+	if (has_dot_component(path)) {
+		snprintf(err, errlen, "root '%s': contains '.' or '..'", given);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* open() folds several causes into ENOTDIR; lstat() tells them apart for the message. */
+static int explain_open_error(const char *path, int open_errno, char *err, size_t errlen)
+{
+	struct stat st;
+	int e = open_errno;
+
+	if (lstat(path, &st) == 0) {
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(err, errlen, "root '%s': is a symbolic link", path);
+			return -ELOOP;
+		}
+		if (!S_ISDIR(st.st_mode))
+			e = ENOTDIR;
+	} else {
+		e = errno;
+	}
+	if (e == ENOENT)
+		snprintf(err, errlen, "root '%s': does not exist", path);
+	else if (e == ENOTDIR)
+		snprintf(err, errlen, "root '%s': not a directory", path);
+	else
+		snprintf(err, errlen, "root '%s': %s", path, strerror(e));
+	return -e;
+}
+
+int root_resolve(const char *path, __u32 access, struct root_spec *root, char *err, size_t errlen)
+{
+	struct stat st;
+	int ret;
+
+	root->fd = -1;
+	ret = check_path(path, root->path, err, errlen);
+	if (ret)
+		return ret;
+	/* The identity comes from the opened fd, so a swap after this open cannot fool it. */
+	root->fd = open(root->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root->fd < 0)
+		return explain_open_error(root->path, errno, err, errlen);
+	if (fstat(root->fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "root '%s': %s", root->path, strerror(-ret));
+		root_close(root);
+		return ret;
+	}
+	root->access = access;
+	root->dev = root_kernel_dev(st.st_dev);
+	root->ino = st.st_ino;
+	return 0;
+}
+
+int roots_check_duplicates(const struct root_spec *roots, size_t n, char *err, size_t errlen)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			if (strcmp(roots[i].path, roots[j].path) == 0) {
+				snprintf(err, errlen, "root '%s' is listed twice", roots[i].path);
+				return -EINVAL;
+			}
+			if (roots[i].dev == roots[j].dev && roots[i].ino == roots[j].ino) {
+				snprintf(err, errlen, "roots '%s' and '%s' are the same directory",
+					 roots[i].path, roots[j].path);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+int root_verify_unchanged(const struct root_spec *root, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(root->path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    root_kernel_dev(st.st_dev) == root->dev && st.st_ino == root->ino)
+		return 0;
+	snprintf(err, errlen, "root '%s' changed after it was validated", root->path);
+	return -ESTALE;
+}
+
+void root_close(struct root_spec *root)
+{
+	if (root->fd >= 0)
+		close(root->fd);
+	root->fd = -1;
+}

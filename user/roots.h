@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A write root (or read-only exception) as the kernel identifies it: the
+ * directory's super block dev_t and inode number, pinned by an O_PATH
+ * descriptor while the root is in force.
+ */
+#ifndef CGWARD_ROOTS_H
+#define CGWARD_ROOTS_H
+
+#include <limits.h>
+#include <linux/types.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct root_spec {
+	char path[PATH_MAX]; /* as given, after removing trailing slashes */
+	__u32 access;	     /* enum cgward_access from bpf/cgward_abi.h */
+	__u32 dev;	     /* kernel dev_t of the directory's super block: major << 20 | minor */
+	__u64 ino;
+	int fd; /* O_PATH|O_DIRECTORY|O_NOFOLLOW, held while the root is in force; -1 after close */
+};
+
+/*
+ * Validates and resolves one root: an absolute, canonical path (no '.' or
+ * '..' components) to an existing directory other than '/', whose last
+ * component is not a symbolic link. Returns 0, or -EINVAL, -ENOENT,
+ * -ENOTDIR, -ELOOP, -ENAMETOOLONG (or another open(2) error) with a
+ * message naming the path in err. root->fd is -1 on error.
+ */
+int root_resolve(const char *path, __u32 access, struct root_spec *root, char *err, size_t errlen);
+
+/* -EINVAL when two roots are the same path or the same directory (dev+ino). */
+int roots_check_duplicates(const struct root_spec *roots, size_t n, char *err, size_t errlen);
+
+/*
+ * -ESTALE when root->path no longer names the directory that was validated
+ * (renamed away, replaced, or swapped for a symbolic link).
+ */
+int root_verify_unchanged(const struct root_spec *root, char *err, size_t errlen);
+
+void root_close(struct root_spec *root);
+
+/* glibc's dev_t to the kernel's internal MKDEV layout (MINORBITS 20). */
+__u32 root_kernel_dev(dev_t st_dev);
+
+#endif
