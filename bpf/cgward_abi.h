@@ -7,8 +7,8 @@
 #ifndef CGWARD_ABI_H
 #define CGWARD_ABI_H
 
-#define CGWARD_PATH_MAX	 4096
-#define CGWARD_COMM_LEN	 16
+#define CGWARD_PATH_MAX 4096
+#define CGWARD_COMM_LEN 16
 /* Path components (and mount crossings) walked before a write is denied as too deep. */
 #define CGWARD_MAX_DEPTH 128
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "roots.h"
+#include "cgward_abi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -155,4 +156,46 @@ void root_close(struct root_spec *root)
 	if (root->fd >= 0)
 		close(root->fd);
 	root->fd = -1;
+}
+
+static bool is_write_root(const struct root_spec *roots, size_t n, __u32 dev, __u64 ino)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (roots[i].access == CGWARD_ACCESS_WRITE && roots[i].dev == dev &&
+		    roots[i].ino == ino)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Walks '..' from the opened directory, as the kernel walks dentries at
+ * write time, rather than comparing strings, which a symlinked parent
+ * would fool.
+ */
+bool root_has_write_root_above(const struct root_spec *dir, const struct root_spec *roots, size_t n)
+{
+	__u32 dev = dir->dev;
+	__u64 ino = dir->ino;
+	int fd = dir->fd;
+	bool found = false;
+
+	for (int depth = 0; depth < CGWARD_MAX_DEPTH && !found; depth++) {
+		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct stat st;
+
+		if (fd != dir->fd)
+			close(fd);
+		fd = parent;
+		if (fd < 0 || fstat(fd, &st) < 0)
+			break;
+		if (root_kernel_dev(st.st_dev) == dev && st.st_ino == ino)
+			break; /* '/' is its own parent */
+		dev = root_kernel_dev(st.st_dev);
+		ino = st.st_ino;
+		found = is_write_root(roots, n, dev, ino);
+	}
+	if (fd >= 0 && fd != dir->fd)
+		close(fd);
+	return found;
 }

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -42,5 +43,9 @@ void root_close(struct root_spec *root);
 
 /* glibc's dev_t to the kernel's internal MKDEV layout (MINORBITS 20). */
 __u32 root_kernel_dev(dev_t st_dev);
+
+/* Whether one of the write roots among roots[0..n) is a proper ancestor of dir. */
+bool root_has_write_root_above(const struct root_spec *dir, const struct root_spec *roots,
+			       size_t n);
 
 #endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The maps every concern shares. Each .bpf.c includes this header; the
+ * definitions are __weak so that `bpftool gen object` merges them into one
+ * map each in the linked object.
+ */
+#ifndef CGWARD_MAPS_BPF_H
+#define CGWARD_MAPS_BPF_H
+
+#include "cgward_abi.h"
+
+#define NAME_MAX 255
+
+/* cgroup id -> policy. A missing entry is the fast path: not enforced. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct cgward_cgroup_policy);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} cgroup_policy SEC(".maps") __weak;
+
+/* (policy, directory identity) -> access: the write roots and read-only exceptions. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 262144);
+	__type(key, struct cgward_root_key);
+	__type(value, struct cgward_root_value);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} write_roots SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} deny_events SEC(".maps") __weak;
+
+/* Events that did not fit in deny_events, so that userspace can report the loss. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost_events SEC(".maps") __weak;
+
+/* An event is too large for the 512-byte BPF stack: build it here. */
+struct event_scratch {
+	struct cgward_event event;
+	/* A path's components, written leaf first from the end; room for one name past it. */
+	char reversed[CGWARD_PATH_MAX + NAME_MAX + 1];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct event_scratch);
+} event_scratch SEC(".maps") __weak;
+
+#endif

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Changes to a directory's entries and to inode attributes, through the
+ * path hooks (CONFIG_SECURITY_PATH): they carry the mount, so the walk can
+ * cross mount points like path resolution does.
+ */
+#include "decision.bpf.h"
+
+static __always_inline int decide_one(__u16 op, const struct path *dir, struct dentry *dentry,
+				      __u32 flags)
+{
+	struct write_request request = {
+	    .op = op,
+	    .path = {.dentry = dentry, .mnt = BPF_CORE_READ(dir, mnt), .flags = flags},
+	};
+
+	return decide(&request);
+}
+
+static __always_inline int decide_path(__u16 op, const struct path *target)
+{
+	return decide_one(op, target, BPF_CORE_READ(target, dentry), 0);
+}
+
+/* Reached by open(O_CREAT) of a new file as well as by mknod(2). */
+SEC("lsm/path_mknod")
+int BPF_PROG(path_mknod, const struct path *dir, struct dentry *dentry, umode_t mode,
+	     unsigned int dev, int ret)
+{
+	if (ret)
+		return ret;
+	mode &= S_IFMT;
+	return decide_one(mode == S_IFREG || !mode ? CGWARD_OP_CREATE : CGWARD_OP_MKNOD, dir,
+			  dentry, 0);
+}
+
+SEC("lsm/path_mkdir")
+int BPF_PROG(path_mkdir, const struct path *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_one(CGWARD_OP_MKDIR, dir, dentry, 0);
+}
+
+SEC("lsm/path_rmdir")
+int BPF_PROG(path_rmdir, const struct path *dir, struct dentry *dentry, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_one(CGWARD_OP_RMDIR, dir, dentry, TARGET_DEPARTS);
+}
+
+SEC("lsm/path_unlink")
+int BPF_PROG(path_unlink, const struct path *dir, struct dentry *dentry, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_one(CGWARD_OP_UNLINK, dir, dentry, TARGET_DEPARTS);
+}
+
+SEC("lsm/path_symlink")
+int BPF_PROG(path_symlink, const struct path *dir, struct dentry *dentry, const char *old_name,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return decide_one(CGWARD_OP_SYMLINK, dir, dentry, 0);
+}
+
+/*
+ * The source counts too: a hard link of a file from outside the roots into
+ * one would make that file writable. Links never cross mounts (EXDEV), so
+ * the source shares the new directory's mount.
+ */
+SEC("lsm/path_link")
+int BPF_PROG(path_link, struct dentry *old_dentry, const struct path *new_dir,
+	     struct dentry *new_dentry, int ret)
+{
+	struct vfsmount *mnt = BPF_CORE_READ(new_dir, mnt);
+	struct write_request request = {
+	    .op = CGWARD_OP_LINK,
+	    .path = {.dentry = old_dentry, .mnt = mnt},
+	    .target = {.dentry = new_dentry, .mnt = mnt},
+	};
+
+	if (ret)
+		return ret;
+	return decide(&request);
+}
+
+/*
+ * Both ends must be inside the roots: moving in from outside would bring in
+ * a file that is writable elsewhere, moving out would write outside. With
+ * RENAME_EXCHANGE both ends depart and arrive, which the same checks cover.
+ * The flags argument is there since 5.19 (the kernels this is tested on).
+ */
+SEC("lsm/path_rename")
+int BPF_PROG(path_rename, const struct path *old_dir, struct dentry *old_dentry,
+	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
+{
+	struct write_request request = {
+	    .op = CGWARD_OP_RENAME,
+	    .path = {.dentry = old_dentry,
+		     .mnt = BPF_CORE_READ(old_dir, mnt),
+		     .flags = TARGET_DEPARTS},
+	    .target = {.dentry = new_dentry,
+		       .mnt = BPF_CORE_READ(new_dir, mnt),
+		       .flags = TARGET_DEPARTS},
+	};
+
+	if (ret)
+		return ret;
+	return decide(&request);
+}
+
+SEC("lsm/path_truncate")
+int BPF_PROG(path_truncate, const struct path *path, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_path(CGWARD_OP_TRUNCATE, path);
+}
+
+SEC("lsm/path_chmod")
+int BPF_PROG(path_chmod, const struct path *path, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_path(CGWARD_OP_SETATTR, path);
+}
+
+SEC("lsm/path_chown")
+int BPF_PROG(path_chown, const struct path *path, __u32 uid, __u32 gid, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_path(CGWARD_OP_SETATTR, path);
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgward doctor: what this host supports, and whether cgward can enforce on it. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cgroup.h"
+#include "doctor.h"
+#include "exit_codes.h"
+#include "loader.h"
+
+static const char usage[] =
+    "Usage: cgward doctor\n"
+    "Check that this kernel can enforce write roots: BPF LSM active, kernel BTF,\n"
+    "cgroup2 mounted, and a real load of cgward's BPF programs through the verifier.\n"
+    "\n"
+    "Exit status: 0 when enforcement works; 1 when it cannot, with the reason.\n";
+
+static void report(const char *what, bool ok, const char *detail)
+{
+	printf("%-12s %-4s %s\n", what, ok ? "ok" : "FAIL", detail);
+}
+
+static bool check_cgroups(void)
+{
+	struct cgroup_layout layout;
+	char detail[2 * PATH_MAX + 64];
+	bool ok = cgroup_layout_detect("/proc/self/mountinfo", &layout) == 0;
+
+	if (!ok)
+		snprintf(detail, sizeof(detail), "no cgroup2 hierarchy mounted");
+	else if (layout.memory_v1[0])
+		snprintf(detail, sizeof(detail), "hybrid: cgroup2 at %s, v1 memory at %s",
+			 layout.unified, layout.memory_v1);
+	else
+		snprintf(detail, sizeof(detail), "cgroup2 at %s", layout.unified);
+	report("cgroups", ok, detail);
+	return ok;
+}
+
+static bool check_bpf(void)
+{
+	struct cgward_bpf *skel;
+	char err[8192];
+	bool ok;
+
+	ok = loader_probe(err, sizeof(err)) == 0;
+	report("lsm", ok, ok ? "bpf is an active LSM, kernel BTF present" : err);
+	if (!ok)
+		return false;
+	ok = loader_load(&skel, err, sizeof(err)) == 0;
+	report("programs", ok, ok ? "cgward's BPF programs pass the verifier" : err);
+	if (ok)
+		loader_close(skel);
+	return ok;
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct utsname uts;
+	bool ok;
+
+	if (argc > 1) {
+		bool help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0;
+
+		fputs(usage, help ? stdout : stderr);
+		return help ? 0 : EXIT_USAGE;
+	}
+	uname(&uts);
+	report("kernel", true, uts.release);
+	ok = check_cgroups();
+	ok = check_bpf() && ok;
+	printf("%s\n",
+	       ok ? "cgward can enforce on this host" : "cgward cannot enforce on this host");
+	return ok ? 0 : EXIT_RUNTIME_ERROR;
+}

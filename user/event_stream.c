@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "event_stream.h"
+
+static void write_line(struct event_stream *stream)
+{
+	fprintf(stream->sink, "%.*s\n", (int)stream->line.len, stream->line.data);
+	fflush(stream->sink);
+	stream->written++;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct event_stream *stream = ctx;
+
+	if (event_to_json(data, size, stream->ctx, &stream->line) == 0)
+		write_line(stream);
+	return 0;
+}
+
+int event_stream_open(struct event_stream *stream, int ring_fd, int lost_events_fd, FILE *sink,
+		      const struct event_context *ctx)
+{
+	*stream = (struct event_stream){.lost_events_fd = lost_events_fd, .sink = sink, .ctx = ctx};
+	json_init(&stream->line);
+	stream->ring = ring_buffer__new(ring_fd, on_record, stream, NULL);
+	if (!stream->ring) {
+		json_free(&stream->line);
+		return -errno;
+	}
+	return 0;
+}
+
+int event_stream_fd(const struct event_stream *stream)
+{
+	return ring_buffer__epoll_fd(stream->ring);
+}
+
+/* The per-CPU counters of records the kernel could not queue, summed. */
+static __u64 lost_total(int lost_events_fd)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	__u64 total = 0, *per_cpu;
+
+	if (ncpus <= 0)
+		return 0;
+	per_cpu = calloc((size_t)ncpus, sizeof(*per_cpu));
+	if (per_cpu && bpf_map_lookup_elem(lost_events_fd, &zero, per_cpu) == 0) {
+		for (int i = 0; i < ncpus; i++)
+			total += per_cpu[i];
+	}
+	free(per_cpu);
+	return total;
+}
+
+int event_stream_drain(struct event_stream *stream)
+{
+	int ret = ring_buffer__consume(stream->ring);
+	__u64 lost = lost_total(stream->lost_events_fd);
+
+	if (lost > stream->lost_reported) {
+		event_lost_to_json(lost - stream->lost_reported, stream->ctx, &stream->line);
+		write_line(stream);
+		stream->lost_reported = lost;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+void event_stream_close(struct event_stream *stream)
+{
+	ring_buffer__free(stream->ring);
+	json_free(&stream->line);
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <time.h>
+
+#include "events.h"
+
+static const char *const op_names[CGWARD_OP_MAX] = {
+    [CGWARD_OP_OPEN_WRITE] = "open_write",
+    [CGWARD_OP_CREATE] = "create",
+    [CGWARD_OP_MKDIR] = "mkdir",
+    [CGWARD_OP_RMDIR] = "rmdir",
+    [CGWARD_OP_UNLINK] = "unlink",
+    [CGWARD_OP_MKNOD] = "mknod",
+    [CGWARD_OP_SYMLINK] = "symlink",
+    [CGWARD_OP_LINK] = "link",
+    [CGWARD_OP_RENAME] = "rename",
+    [CGWARD_OP_TRUNCATE] = "truncate",
+    [CGWARD_OP_SETATTR] = "setattr",
+    [CGWARD_OP_SETXATTR] = "setxattr",
+    [CGWARD_OP_REMOVEXATTR] = "removexattr",
+};
+
+const char *event_op_name(__u16 op)
+{
+	return op < CGWARD_OP_MAX && op_names[op] ? op_names[op] : "unknown";
+}
+
+const char *event_reason_name(__u16 reason)
+{
+	switch (reason) {
+	case CGWARD_REASON_OUTSIDE_ROOTS:
+		return "outside_roots";
+	case CGWARD_REASON_READ_ONLY:
+		return "read_only";
+	case CGWARD_REASON_TOO_DEEP:
+		return "too_deep";
+	}
+	return "unknown";
+}
+
+static __s64 timespec_ns(const struct timespec *ts)
+{
+	return (__s64)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+__s64 event_clock_offset(void)
+{
+	struct timespec real, boot;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return timespec_ns(&real) - timespec_ns(&boot);
+}
+
+static void put_time(struct json_buf *out, __s64 realtime_ns)
+{
+	struct timespec ts = {.tv_sec = realtime_ns / 1000000000,
+			      .tv_nsec = realtime_ns % 1000000000};
+	char text[64];
+
+	if (json_format_time(&ts, text, sizeof(text)) == 0)
+		json_key_cstr(out, "time", text);
+	else
+		json_key_null(out, "time");
+}
+
+static void put_root(struct json_buf *out, const struct cgward_event *e,
+		     const struct event_context *ctx)
+{
+	for (size_t i = 0; i < ctx->n_roots; i++) {
+		if (ctx->roots[i].dev == e->root_dev && ctx->roots[i].ino == e->root_ino) {
+			json_key_cstr(out, "root", ctx->roots[i].path);
+			return;
+		}
+	}
+	json_key_null(out, "root");
+}
+
+static void put_context(struct json_buf *out, const struct event_context *ctx)
+{
+	if (ctx->cgroup_path)
+		json_key_cstr(out, "cgroup", ctx->cgroup_path);
+	if (ctx->policy_name)
+		json_key_cstr(out, "policy", ctx->policy_name);
+}
+
+int event_to_json(const void *record, size_t size, const struct event_context *ctx,
+		  struct json_buf *out)
+{
+	const struct cgward_event *e = record;
+	size_t header = offsetof(struct cgward_event, path);
+
+	if (size < header || size - header < (size_t)e->path_len + e->target_len)
+		return -EINVAL;
+	json_reset(out);
+	json_begin(out);
+	put_time(out, (__s64)e->boot_ns + ctx->boot_to_realtime_ns);
+	json_key_cstr(out, "verdict", e->verdict == CGWARD_VERDICT_AUDIT ? "audit" : "deny");
+	json_key_cstr(out, "op", event_op_name(e->op));
+	json_key_cstr(out, "reason", event_reason_name(e->reason));
+	json_key_str(out, "path", e->path, e->path_len);
+	if (e->target_len)
+		json_key_str(out, "target", e->path + e->path_len, e->target_len);
+	if (e->flags & (CGWARD_EVENT_PATH_TRUNCATED | CGWARD_EVENT_TARGET_TRUNCATED))
+		json_key_bool(out, "truncated", true);
+	put_root(out, e, ctx);
+	json_key_u64(out, "pid", e->tgid);
+	json_key_u64(out, "tid", e->pid);
+	json_key_u64(out, "uid", e->uid);
+	json_key_str(out, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
+	json_key_u64(out, "cgroup_id", e->cgroup_id);
+	put_context(out, ctx);
+	json_end(out);
+	return out->failed ? -ENOMEM : 0;
+}
+
+void event_lost_to_json(__u64 count, const struct event_context *ctx, struct json_buf *out)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_reset(out);
+	json_begin(out);
+	put_time(out, timespec_ns(&now));
+	json_key_cstr(out, "op", "lost");
+	json_key_u64(out, "count", count);
+	put_context(out, ctx);
+	json_end(out);
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgward exec: run one command in a fresh cgroup whose writes are confined to its roots. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <bpf/libbpf.h>
+
+#include "cgroup.h"
+#include "cgward.skel.h"
+#include "event_stream.h"
+#include "exec.h"
+#include "exit_codes.h"
+#include "loader.h"
+#include "memory_limit.h"
+#include "policy_maps.h"
+#include "roots.h"
+#include "spawn.h"
+
+#define MAX_ROOTS		 64
+#define EXEC_POLICY_ID		 1 /* each exec has its own maps: one policy */
+#define CGROUP_REMOVE_TIMEOUT_MS 5000
+
+struct exec_options {
+	const char *root_args[MAX_ROOTS];
+	__u32 root_access[MAX_ROOTS];
+	size_t n_root_args;
+	bool audit;
+	__u64 memory_mib;
+	const char *events_path;
+	const char *cgroup_parent;
+	char **argv;
+};
+
+/* What one execution holds, released in reverse order by exec_cleanup(). */
+struct execution {
+	struct exec_options opt;
+	struct root_spec roots[MAX_ROOTS];
+	size_t n_roots;
+	struct cgroup_layout layout;
+	struct cgward_bpf *skel;
+	struct exec_cgroup cgroup;
+	bool cgroup_created;
+	struct policy_maps maps;
+	struct event_context ctx;
+	struct event_stream events;
+	bool events_open;
+	FILE *sink;
+	int signal_fd;
+	int epoll_fd;
+};
+
+static const char usage[] =
+    "Usage: cgward exec [OPTIONS] -- CMD [ARGS...]\n"
+    "Run CMD in a new cgroup whose processes may write only beneath the write roots.\n"
+    "\n"
+    "  -r, --root DIR        a write root (repeatable); default: the current directory\n"
+    "      --ro DIR          a read-only exception nested in a root (repeatable);\n"
+    "                        the most specific path wins\n"
+    "      --audit           report would-be denies as \"verdict\":\"audit\", allow them\n"
+    "  -m, --memory MIB      memory limit in whole MiB (0: none). cgroup v2: memory.max of\n"
+    "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
+    "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
+    "      --cgroup-parent DIR  create the cgroup beneath this cgroup2 directory\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "Exit status: CMD's status (128+N when killed by signal N; 137 when killed for\n"
+    "exceeding --memory); 2: invalid options or roots, nothing run; 125: enforcement\n"
+    "could not be set up (nothing run) or the cgroup could not be removed; 126: CMD\n"
+    "cannot be executed; 127: CMD not found.\n";
+
+static int add_root_arg(struct exec_options *opt, const char *path, __u32 access)
+{
+	if (opt->n_root_args == MAX_ROOTS) {
+		fprintf(stderr, "cgward: exec: more than %d roots\n", MAX_ROOTS);
+		return -E2BIG;
+	}
+	opt->root_args[opt->n_root_args] = path;
+	opt->root_access[opt->n_root_args++] = access;
+	return 0;
+}
+
+static int parse_memory(struct exec_options *opt, const char *text)
+{
+	char err[256];
+	int ret = memory_limit_parse("--memory", text, &opt->memory_mib, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "cgward: %s\n", err);
+	return ret;
+}
+
+enum { OPT_RO = 256, OPT_AUDIT, OPT_EVENTS, OPT_CGROUP_PARENT };
+
+static const struct option long_options[] = {
+    {"root", required_argument, NULL, 'r'},
+    {"ro", required_argument, NULL, OPT_RO},
+    {"audit", no_argument, NULL, OPT_AUDIT},
+    {"memory", required_argument, NULL, 'm'},
+    {"events", required_argument, NULL, OPT_EVENTS},
+    {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
+    {"help", no_argument, NULL, 'h'},
+    {},
+};
+
+/* Returns 0 to run, 1 when --help was shown, negative on a usage error. */
+static int parse_options(int argc, char **argv, struct exec_options *opt)
+{
+	int c, ret = 0;
+
+	optind = 1;
+	while (ret == 0 && (c = getopt_long(argc, argv, "+r:m:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			ret = add_root_arg(opt, optarg, CGWARD_ACCESS_WRITE);
+			break;
+		case OPT_RO:
+			ret = add_root_arg(opt, optarg, CGWARD_ACCESS_READ_ONLY);
+			break;
+		case OPT_AUDIT:
+			opt->audit = true;
+			break;
+		case 'm':
+			ret = parse_memory(opt, optarg);
+			break;
+		case OPT_EVENTS:
+			opt->events_path = optarg;
+			break;
+		case OPT_CGROUP_PARENT:
+			opt->cgroup_parent = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			fputs(usage, stderr);
+			return -EINVAL;
+		}
+	}
+	if (ret)
+		return ret;
+	if (optind >= argc) {
+		fprintf(stderr, "cgward: exec: no command given\n%s", usage);
+		return -EINVAL;
+	}
+	opt->argv = &argv[optind];
+	return 0;
+}
+
+static bool has_write_root(const struct exec_options *opt)
+{
+	for (size_t i = 0; i < opt->n_root_args; i++) {
+		if (opt->root_access[i] == CGWARD_ACCESS_WRITE)
+			return true;
+	}
+	return false;
+}
+
+static int resolve_one(struct execution *x, const char *path, __u32 access)
+{
+	char err[PATH_MAX + 128];
+	int ret = root_resolve(path, access, &x->roots[x->n_roots], err, sizeof(err));
+
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return ret;
+	}
+	x->n_roots++;
+	return 0;
+}
+
+/* Every root valid, no duplicates, every read-only exception inside a write root. */
+static int resolve_roots(struct execution *x)
+{
+	char cwd[PATH_MAX], err[2 * PATH_MAX + 64] = "";
+	int ret = 0;
+
+	if (!has_write_root(&x->opt)) {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			fprintf(stderr, "cgward: exec: current directory: %s\n", strerror(errno));
+			return -errno;
+		}
+		ret = resolve_one(x, cwd, CGWARD_ACCESS_WRITE);
+	}
+	for (size_t i = 0; ret == 0 && i < x->opt.n_root_args; i++)
+		ret = resolve_one(x, x->opt.root_args[i], x->opt.root_access[i]);
+	if (ret == 0)
+		ret = roots_check_duplicates(x->roots, x->n_roots, err, sizeof(err));
+	for (size_t i = 0; ret == 0 && i < x->n_roots; i++) {
+		if (x->roots[i].access == CGWARD_ACCESS_READ_ONLY &&
+		    !root_has_write_root_above(&x->roots[i], x->roots, x->n_roots)) {
+			snprintf(err, sizeof(err), "--ro '%s' is not inside any --root",
+				 x->roots[i].path);
+			ret = -EINVAL;
+		}
+	}
+	if (err[0])
+		fprintf(stderr, "cgward: %s\n", err);
+	return ret;
+}
+
+static int open_sink(struct execution *x)
+{
+	int fd;
+
+	if (!x->opt.events_path) {
+		x->sink = stderr;
+		return 0;
+	}
+	fd = open(x->opt.events_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || !(x->sink = fdopen(fd, "a"))) {
+		fprintf(stderr, "cgward: --events %s: %s\n", x->opt.events_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	return 0;
+}
+
+/* Signals that end the wait are read from a signalfd, so they are blocked. */
+static int block_signals(struct execution *x, sigset_t *previous)
+{
+	sigset_t handled;
+
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGCHLD);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &handled, previous) != 0)
+		return -errno;
+	x->signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+	return x->signal_fd < 0 ? -errno : 0;
+}
+
+static int watch(int epoll_fd, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+static const char *relative_cgroup(const struct execution *x)
+{
+	size_t len = strlen(x->layout.unified);
+
+	return strncmp(x->cgroup.path, x->layout.unified, len) == 0 ? x->cgroup.path + len
+								    : x->cgroup.path;
+}
+
+/* The BPF programs, the cgroup and its policy, and the event stream: everything but CMD. */
+static int set_up_enforcement(struct execution *x)
+{
+	char err[PATH_MAX + 8192];
+	int ret;
+
+	ret = cgroup_layout_detect("/proc/self/mountinfo", &x->layout);
+	if (ret) {
+		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = loader_load(&x->skel, err, sizeof(err));
+	if (ret == 0)
+		ret = loader_attach(x->skel, err, sizeof(err));
+	if (ret == 0) {
+		ret = exec_cgroup_create(&x->layout, x->opt.cgroup_parent, x->opt.memory_mib,
+					 &x->cgroup, err, sizeof(err));
+		x->cgroup_created = ret == 0;
+	}
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return ret;
+	}
+	x->maps.cgroup_policy_fd = bpf_map__fd(x->skel->maps.cgroup_policy);
+	x->maps.write_roots_fd = bpf_map__fd(x->skel->maps.write_roots);
+	ret = policy_maps_put_roots(&x->maps, EXEC_POLICY_ID, x->roots, x->n_roots);
+	if (ret == 0)
+		ret = policy_maps_bind_cgroup(&x->maps, x->cgroup.id, EXEC_POLICY_ID,
+					      x->opt.audit ? CGWARD_POLICY_AUDIT : 0);
+	if (ret) {
+		fprintf(stderr, "cgward: cannot install the policy: %s\n", strerror(-ret));
+		return ret;
+	}
+	x->ctx = (struct event_context){.roots = x->roots,
+					.n_roots = x->n_roots,
+					.cgroup_path = relative_cgroup(x),
+					.policy_name = "exec",
+					.boot_to_realtime_ns = event_clock_offset()};
+	ret = event_stream_open(&x->events, bpf_map__fd(x->skel->maps.deny_events),
+				bpf_map__fd(x->skel->maps.lost_events), x->sink, &x->ctx);
+	x->events_open = ret == 0;
+	if (ret)
+		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
+	return ret;
+}
+
+static int exec_error_status(int err, const char *cmd)
+{
+	fprintf(stderr, "cgward: %s: %s\n", cmd, strerror(err));
+	return err == ENOENT ? EXIT_CMD_NOT_FOUND : EXIT_CMD_CANNOT_EXECUTE;
+}
+
+/* Moves the gated child into the cgroup, rechecks the roots, and lets it run. */
+static int start_command(struct execution *x, struct spawned *child)
+{
+	char err[PATH_MAX + 128];
+	int ret = exec_cgroup_attach(&x->cgroup, child->pid, err, sizeof(err));
+
+	for (size_t i = 0; ret == 0 && i < x->n_roots; i++)
+		ret = root_verify_unchanged(&x->roots[i], err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		spawn_abort(child);
+		return EXIT_SETUP_FAILED;
+	}
+	ret = spawn_release(child);
+	if (ret) {
+		waitpid(child->pid, NULL, 0);
+		return exec_error_status(-ret, x->opt.argv[0]);
+	}
+	return 0;
+}
+
+static int status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	return 128 + WTERMSIG(wstatus);
+}
+
+/*
+ * Streams events until CMD exits; SIGINT, SIGTERM and SIGHUP to cgward end
+ * the run (the whole cgroup is killed at teardown), with 128+signal.
+ */
+static int wait_for_command(struct execution *x, pid_t pid)
+{
+	struct epoll_event ev;
+	struct signalfd_siginfo si;
+	int wstatus;
+
+	for (;;) {
+		if (epoll_wait(x->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
+			return EXIT_SETUP_FAILED;
+		event_stream_drain(&x->events);
+		while (read(x->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo != SIGCHLD)
+				return 128 + (int)si.ssi_signo;
+		}
+		if (waitpid(pid, &wstatus, WNOHANG) == pid)
+			return status_of(wstatus);
+	}
+}
+
+static int run_command(struct execution *x)
+{
+	struct spawned child;
+	sigset_t previous;
+	int ret;
+
+	ret = block_signals(x, &previous);
+	if (ret == 0) {
+		x->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+		ret = x->epoll_fd < 0 ? -errno : 0;
+	}
+	if (ret == 0)
+		ret = watch(x->epoll_fd, x->signal_fd);
+	if (ret == 0)
+		ret = watch(x->epoll_fd, event_stream_fd(&x->events));
+	if (ret == 0)
+		ret = spawn_gated(x->opt.argv, &previous, &child);
+	if (ret) {
+		fprintf(stderr, "cgward: cannot start %s: %s\n", x->opt.argv[0], strerror(-ret));
+		return EXIT_SETUP_FAILED;
+	}
+	ret = start_command(x, &child);
+	return ret ? ret : wait_for_command(x, child.pid);
+}
+
+/* Kills what is left of the command, removes the cgroup; the exit status says if it failed. */
+static int tear_down(struct execution *x, int status)
+{
+	char err[PATH_MAX + 128];
+
+	if (x->events_open)
+		event_stream_drain(&x->events);
+	if (x->cgroup_created) {
+		if (exec_cgroup_oom_killed(&x->cgroup)) {
+			fprintf(stderr, "cgward: %s killed: out of memory (limit %llu MiB)\n",
+				x->opt.argv[0], (unsigned long long)x->opt.memory_mib);
+			status = 128 + SIGKILL;
+		}
+		if (exec_cgroup_destroy(&x->cgroup, CGROUP_REMOVE_TIMEOUT_MS, err, sizeof(err))) {
+			fprintf(stderr, "cgward: %s\n", err);
+			status = status ? status : EXIT_SETUP_FAILED;
+		}
+		policy_maps_unbind_cgroup(&x->maps, x->cgroup.id);
+	}
+	return status;
+}
+
+static void exec_cleanup(struct execution *x)
+{
+	if (x->events_open)
+		event_stream_close(&x->events);
+	if (x->skel)
+		loader_close(x->skel);
+	for (size_t i = 0; i < x->n_roots; i++)
+		root_close(&x->roots[i]);
+	if (x->epoll_fd >= 0)
+		close(x->epoll_fd);
+	if (x->signal_fd >= 0)
+		close(x->signal_fd);
+	if (x->sink && x->sink != stderr)
+		fclose(x->sink);
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	struct execution x = {.signal_fd = -1, .epoll_fd = -1};
+	int ret, status;
+
+	ret = parse_options(argc, argv, &x.opt);
+	if (ret)
+		return ret > 0 ? 0 : EXIT_USAGE;
+	if (resolve_roots(&x) || open_sink(&x)) {
+		exec_cleanup(&x);
+		return EXIT_USAGE;
+	}
+	status = set_up_enforcement(&x) ? EXIT_SETUP_FAILED : run_command(&x);
+	status = tear_down(&x, status);
+	exec_cleanup(&x);
+	return status;
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <bpf/libbpf.h>
+
+#include "cgward.skel.h"
+#include "loader.h"
+
+#define SECURITYFS  "/sys/kernel/security"
+#define ACTIVE_LSMS SECURITYFS "/lsm"
+#define BPFFS	    "/sys/fs/bpf"
+#define KERNEL_BTF  "/sys/kernel/btf/vmlinux"
+
+static int ensure_mounted(const char *dir, const char *fstype, long magic)
+{
+	struct statfs fs;
+
+	if (statfs(dir, &fs) == 0 && fs.f_type == magic)
+		return 0;
+	if (mount(fstype, dir, fstype, 0, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+static int read_active_lsms(char *lsms, size_t len)
+{
+	FILE *f = fopen(ACTIVE_LSMS, "re");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(lsms, (int)len, f))
+		ret = -EIO;
+	fclose(f);
+	return ret;
+}
+
+static bool lsm_list_has_bpf(const char *lsms)
+{
+	char copy[256], *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", lsms);
+	copy[strcspn(copy, "\n")] = '\0';
+	for (char *lsm = strtok_r(copy, ",", &save); lsm; lsm = strtok_r(NULL, ",", &save)) {
+		if (strcmp(lsm, "bpf") == 0)
+			return true;
+	}
+	return false;
+}
+
+int loader_probe(char *err, size_t errlen)
+{
+	char lsms[256];
+	int ret;
+
+	ret = ensure_mounted(SECURITYFS, "securityfs", SECURITYFS_MAGIC);
+	if (ret) {
+		snprintf(err, errlen, "cannot mount securityfs on %s: %s", SECURITYFS,
+			 strerror(-ret));
+		return ret;
+	}
+	ret = read_active_lsms(lsms, sizeof(lsms));
+	if (ret) {
+		snprintf(err, errlen, "cannot read %s: %s", ACTIVE_LSMS, strerror(-ret));
+		return ret;
+	}
+	if (!lsm_list_has_bpf(lsms)) {
+		lsms[strcspn(lsms, "\n")] = '\0';
+		snprintf(
+		    err, errlen,
+		    "the BPF LSM is not active (active: %s): boot with lsm=%s,bpf on the kernel "
+		    "command line (needs CONFIG_BPF_LSM=y)",
+		    lsms, lsms);
+		return -EOPNOTSUPP;
+	}
+	if (access(KERNEL_BTF, R_OK) != 0) {
+		snprintf(err, errlen, "no kernel BTF at %s (needs CONFIG_DEBUG_INFO_BTF=y)",
+			 KERNEL_BTF);
+		return -EOPNOTSUPP;
+	}
+	ret = ensure_mounted(BPFFS, "bpf", BPF_FS_MAGIC);
+	if (ret) {
+		snprintf(err, errlen, "cannot mount bpffs on %s: %s", BPFFS, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+/* libbpf's warnings (the verifier log among them) are kept for the one error message. */
+static char libbpf_log[8192];
+static size_t libbpf_log_len;
+
+static int keep_libbpf_warnings(enum libbpf_print_level level, const char *format, va_list args)
+{
+	int n;
+
+	if (level > LIBBPF_WARN || libbpf_log_len >= sizeof(libbpf_log) - 1)
+		return 0;
+	n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len, format,
+		      args);
+	if (n > 0)
+		libbpf_log_len += (size_t)n;
+	if (libbpf_log_len >= sizeof(libbpf_log))
+		libbpf_log_len = sizeof(libbpf_log) - 1;
+	return 0;
+}
+
+static void describe_load_error(int ret, char *err, size_t errlen)
+{
+	const char *hint = "";
+
+	if (ret == -EPERM)
+		hint = " (this kernel lists bpf as an LSM but refuses BPF LSM programs, or the "
+		       "caller lacks CAP_BPF and CAP_SYS_ADMIN)";
+	while (libbpf_log_len && libbpf_log[libbpf_log_len - 1] == '\n')
+		libbpf_log_len--;
+	snprintf(err, errlen, "cannot load the BPF programs: %s%s%s%.*s", strerror(-ret), hint,
+		 libbpf_log_len ? "\n" : "", (int)libbpf_log_len, libbpf_log);
+}
+
+int loader_load(struct cgward_bpf **skel, char *err, size_t errlen)
+{
+	int ret = loader_probe(err, errlen);
+
+	if (ret)
+		return ret;
+	libbpf_set_print(keep_libbpf_warnings);
+	libbpf_log_len = 0;
+	*skel = cgward_bpf__open();
+	if (!*skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	ret = cgward_bpf__load(*skel);
+	if (ret) {
+		describe_load_error(ret, err, errlen);
+		cgward_bpf__destroy(*skel);
+		*skel = NULL;
+	}
+	return ret;
+}
+
+int loader_attach(struct cgward_bpf *skel, char *err, size_t errlen)
+{
+	int ret = cgward_bpf__attach(skel);
+
+	if (ret)
+		snprintf(err, errlen, "cannot attach the BPF programs: %s", strerror(-ret));
+	return ret;
+}
+
+void loader_close(struct cgward_bpf *skel)
+{
+	cgward_bpf__destroy(skel);
+}

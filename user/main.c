@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgward: kernel-enforced write roots for cgroups. */
+#include <stdio.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "exec.h"
+#include "exit_codes.h"
+#include "gc_cmd.h"
+#include "policy_cmd.h"
+
+static const char usage[] =
+    "Usage: cgward COMMAND [ARGS...]\n"
+    "Confine the writes of every process of a cgroup to its write roots, in the kernel.\n"
+    "\n"
+    "Commands:\n"
+    "  exec      run a command confined to write roots (cgward exec --help)\n"
+    "  policy    validate a YAML policy file (cgward policy check FILE)\n"
+    "  gc        remove cgward cgroups left by crashed runs\n"
+    "  doctor    check whether this kernel can enforce\n"
+    "\n"
+    "Each command has --help. Exit status 2: usage error.\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"exec", cmd_exec},
+    {"policy", cmd_policy},
+    {"gc", cmd_gc},
+    {"doctor", cmd_doctor},
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "cgward: unknown command '%s'\n%s", argv[1], usage);
+	return EXIT_USAGE;
+}

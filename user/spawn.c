@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "spawn.h"
+
+static void child_run(int gate, int exec_err, char *const argv[], const sigset_t *sigmask)
+{
+	char go;
+	int err;
+
+	/* The gate closes without a byte when the parent dies or gives up. */
+	if (read(gate, &go, 1) != 1)
+		_exit(127);
+	sigprocmask(SIG_SETMASK, sigmask, NULL);
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(exec_err, &err, sizeof(err)) != sizeof(err))
+		_exit(127);
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+int spawn_gated(char *const argv[], const sigset_t *child_sigmask, struct spawned *child)
+{
+	int gate[2], exec_err[2];
+
+	if (pipe2(gate, O_CLOEXEC) != 0)
+		return -errno;
+	if (pipe2(exec_err, O_CLOEXEC) != 0) {
+		int ret = -errno;
+
+		close(gate[0]);
+		close(gate[1]);
+		return ret;
+	}
+	child->pid = fork();
+	if (child->pid == 0) {
+		close(gate[1]);
+		close(exec_err[0]);
+		child_run(gate[0], exec_err[1], argv, child_sigmask);
+	}
+	close(gate[0]);
+	close(exec_err[1]);
+	if (child->pid < 0) {
+		int ret = -errno;
+
+		close(gate[1]);
+		close(exec_err[0]);
+		return ret;
+	}
+	child->gate_fd = gate[1];
+	child->exec_err_fd = exec_err[0];
+	return 0;
+}
+
+int spawn_release(struct spawned *child)
+{
+	char go = 1;
+	int err = 0;
+	ssize_t n;
+
+	n = write(child->gate_fd, &go, 1);
+	close(child->gate_fd);
+	child->gate_fd = -1;
+	if (n != 1)
+		return -EPIPE;
+	n = read(child->exec_err_fd, &err, sizeof(err));
+	close(child->exec_err_fd);
+	child->exec_err_fd = -1;
+	return n == sizeof(err) ? -err : 0;
+}
+
+void spawn_abort(struct spawned *child)
+{
+	if (child->gate_fd >= 0)
+		close(child->gate_fd);
+	if (child->exec_err_fd >= 0)
+		close(child->exec_err_fd);
+	kill(child->pid, SIGKILL);
+	waitpid(child->pid, NULL, 0);
+}
