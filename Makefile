@@ -7,9 +7,19 @@ BPFTOOL   ?= bpftool
 BUILD     := build
 ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-DEB_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev libyaml-dev \
-	pkg-config make gcc clang-format libclang-rt-14-dev qemu-system-x86 linux-image-amd64 \
-	busybox-static cpio kmod bubblewrap valgrind
+# Build dependencies alone are what deploy/Containerfile installs (make deps-build).
+DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
+	pkg-config make gcc
+# systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
+DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
+	linux-image-amd64 busybox-static cpio kmod bubblewrap valgrind systemd
+DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
+
+# make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
+PREFIX     ?= /usr/local
+BINDIR     := $(PREFIX)/bin
+DOCDIR     := $(PREFIX)/share/doc/cgward
+CGWARD_BIN ?= $(BUILD)/cgward
 
 WARNINGS  := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -41,12 +51,15 @@ FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser $(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-unit test-unit-asan test-integration test-vm demo \
-	bench fuzz fuzz-regress format check-format clean install
+	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy
 
 all: $(BUILD)/cgward
 
 help:
 	@echo 'make deps              install the Debian packages cgward needs (apt-get)'
+	@echo 'make deps-build        install only the packages needed to build cgward'
+	@echo 'make install           install cgward, its systemd unit and default policy (DESTDIR, PREFIX)'
+	@echo 'make test-deploy       check the install, systemd unit, Containerfile and Kubernetes manifests'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
@@ -61,6 +74,25 @@ help:
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+
+deps-build:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BUILD_PACKAGES)
+
+# A stand-in CGWARD_BIN is a plain file prerequisite: it installs without a toolchain.
+# An existing /etc/cgward/policy.yaml is the administrator's and is kept.
+install: $(CGWARD_BIN)
+	install -D -m 0755 $(CGWARD_BIN) $(DESTDIR)$(BINDIR)/cgward
+	install -d -m 0755 $(DESTDIR)/lib/systemd/system
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' deploy/systemd/cgward.service.in \
+		> $(DESTDIR)/lib/systemd/system/cgward.service
+	chmod 0644 $(DESTDIR)/lib/systemd/system/cgward.service
+	test -e $(DESTDIR)/etc/cgward/policy.yaml || \
+		install -D -m 0644 deploy/policy.yaml $(DESTDIR)/etc/cgward/policy.yaml
+	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+
+test-deploy:
+	tests/deploy/run
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
