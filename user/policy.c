@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "cgward_abi.h"
+#include "pod_identity.h"
+#include "selector.h"
+
+/* Our schema nests five levels; anything deeper is a mistake, and recursion must stay bounded. */
+#define YAML_MAX_DEPTH 32
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Room for element n of an array that grows by doubling, so that building
+ * n elements copies O(n) bytes; the capacity is implied by n.
+ */
+static void *grow_for(void *array, size_t n, size_t size)
+{
+	if (n && (n & (n - 1)))
+		return array; /* not a power of two: room is left */
+	return realloc(array, (n ? 2 * n : 4) * size);
+}
+
+/*
+ * The YAML document as a tree, built from libyaml's events so that every
+ * node keeps its position and anchors, aliases and tags can be refused.
+ */
+enum node_kind {
+	NODE_SCALAR,
+	NODE_SEQUENCE,
+	NODE_MAPPING,
+	NODE_ALIAS, /* already reported; checks skip it silently */
+};
+
+struct node {
+	enum node_kind kind;
+	int line, column;
+	char *value; /* scalar bytes, NUL-terminated; may hold a NUL of its own */
+	size_t value_len;
+	bool plain;		/* an unquoted scalar: only these can be booleans or null */
+	struct node **children; /* sequence items; mapping keys and values, alternating */
+	size_t n_children;
+};
+
+struct loader {
+	struct policy_diags *diags;
+	int error; /* -ENOMEM once an allocation failed */
+};
+
+static void diag_at(struct loader *ld, int line, int column, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void diag_at(struct loader *ld, int line, int column, const char *fmt, ...)
+{
+	struct policy_diags *d = ld->diags;
+	struct policy_diag *items;
+	va_list ap;
+
+	items = grow_for(d->items, d->n, sizeof(*items));
+	if (!items) {
+		ld->error = -ENOMEM;
+		return;
+	}
+	d->items = items;
+	items[d->n].line = line;
+	items[d->n].column = column;
+	va_start(ap, fmt);
+	vsnprintf(items[d->n].message, sizeof(items[d->n].message), fmt, ap);
+	va_end(ap);
+	d->n++;
+}
+
+#define diag(ld, node, ...) diag_at(ld, (node)->line, (node)->column, __VA_ARGS__)
+
+static void node_free(struct node *node)
+{
+	if (!node)
+		return;
+	for (size_t i = 0; i < node->n_children; i++)
+		node_free(node->children[i]);
+	free(node->children);
+	free(node->value);
+	free(node);
+}
+
+static void diag_yaml_error(struct loader *ld, const yaml_parser_t *parser, const char *buf)
+{
+	int line = parser->problem_mark.line + 1, column = parser->problem_mark.column + 1;
+	const char *problem = parser->problem ? parser->problem : "unknown error";
+
+	if (parser->error == YAML_MEMORY_ERROR) {
+		ld->error = -ENOMEM;
+		return;
+	}
+	if (parser->error == YAML_READER_ERROR) {
+		/* The reader reports a byte offset, not a mark. */
+		line = column = 1;
+		for (size_t i = 0; i < parser->problem_offset; i++) {
+			column = buf[i] == '\n' ? 1 : column + 1;
+			line += buf[i] == '\n';
+		}
+	}
+	if (parser->context)
+		diag_at(ld, line, column, "YAML syntax error: %s (%s started at %zu:%zu)", problem,
+			parser->context, parser->context_mark.line + 1,
+			parser->context_mark.column + 1);
+	else
+		diag_at(ld, line, column, "YAML syntax error: %s", problem);
+}
+
+/* The next event, or -EINVAL after reporting the syntax error. */
+static int next_event(struct loader *ld, yaml_parser_t *parser, yaml_event_t *event,
+		      const char *buf)
+{
+	if (yaml_parser_parse(parser, event))
+		return 0;
+	diag_yaml_error(ld, parser, buf);
+	return ld->error ? ld->error : -EINVAL;
+}
+
+static void refuse_anchor_and_tag(struct loader *ld, const struct node *node,
+				  const yaml_char_t *anchor, const yaml_char_t *tag)
+{
+	if (anchor)
+		diag(ld, node, "anchors are not supported ('&%.64s')", (const char *)anchor);
+	if (tag)
+		diag(ld, node, "tags are not supported ('%.64s')", (const char *)tag);
+}
+
+static int parse_node(struct loader *ld, yaml_parser_t *parser, yaml_event_t *start,
+		      const char *buf, int depth, struct node **out);
+
+static int add_child(struct node *parent, struct node *child)
+{
+	struct node **children;
+
+	children = grow_for(parent->children, parent->n_children, sizeof(*children));
+	if (!children) {
+		node_free(child);
+		return -ENOMEM;
+	}
+	parent->children = children;
+	children[parent->n_children++] = child;
+	return 0;
+}
+
+/* Reads the children of a sequence or mapping up to its end event. */
+static int parse_children(struct loader *ld, yaml_parser_t *parser, struct node *parent,
+			  yaml_event_type_t end, const char *buf, int depth)
+{
+	yaml_event_t event;
+	struct node *child;
+	int ret;
+
+	for (;;) {
+		ret = next_event(ld, parser, &event, buf);
+		if (ret)
+			return ret;
+		if (event.type == end) {
+			yaml_event_delete(&event);
+			return 0;
+		}
+		ret = parse_node(ld, parser, &event, buf, depth + 1, &child);
+		if (ret)
+			return ret;
+		ret = add_child(parent, child);
+		if (ret)
+			return ret;
+	}
+}
+
+static void scalar_from_event(struct node *node, const yaml_event_t *event)
+{
+	node->kind = NODE_SCALAR;
+	node->value = (char *)event->data.scalar.value;
+	node->value_len = event->data.scalar.length;
+	node->plain = event->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+/* Builds the node that starts with event (which it consumes). */
+static int parse_node(struct loader *ld, yaml_parser_t *parser, yaml_event_t *event,
+		      const char *buf, int depth, struct node **out)
+{
+	struct node *node = calloc(1, sizeof(*node));
+	int ret = 0;
+
+	*out = NULL;
+	if (!node) {
+		yaml_event_delete(event);
+		return -ENOMEM;
+	}
+	node->line = event->start_mark.line + 1;
+	node->column = event->start_mark.column + 1;
+	if (depth > YAML_MAX_DEPTH) {
+		diag(ld, node, "nesting deeper than %d levels", YAML_MAX_DEPTH);
+		ret = -EINVAL;
+	} else if (event->type == YAML_SCALAR_EVENT) {
+		refuse_anchor_and_tag(ld, node, event->data.scalar.anchor, event->data.scalar.tag);
+		scalar_from_event(node, event);
+		event->data.scalar.value = NULL; /* the node owns it now */
+	} else if (event->type == YAML_SEQUENCE_START_EVENT) {
+		node->kind = NODE_SEQUENCE;
+		refuse_anchor_and_tag(ld, node, event->data.sequence_start.anchor,
+				      event->data.sequence_start.tag);
+		ret = parse_children(ld, parser, node, YAML_SEQUENCE_END_EVENT, buf, depth);
+	} else if (event->type == YAML_MAPPING_START_EVENT) {
+		node->kind = NODE_MAPPING;
+		refuse_anchor_and_tag(ld, node, event->data.mapping_start.anchor,
+				      event->data.mapping_start.tag);
+		ret = parse_children(ld, parser, node, YAML_MAPPING_END_EVENT, buf, depth);
+	} else {
+		node->kind = NODE_ALIAS;
+		diag(ld, node, "aliases are not supported");
+	}
+	yaml_event_delete(event);
+	if (ret) {
+		node_free(node);
+		return ret;
+	}
+	*out = node;
+	return 0;
+}
+
+/* Reads the single document of the stream; *root stays NULL when the file has none. */
+static int parse_stream(struct loader *ld, yaml_parser_t *parser, const char *buf,
+			struct node **root)
+{
+	yaml_event_t event;
+	int ret;
+
+	*root = NULL;
+	ret = next_event(ld, parser, &event, buf); /* stream start */
+	if (ret)
+		return ret;
+	yaml_event_delete(&event);
+	ret = next_event(ld, parser, &event, buf);
+	if (ret)
+		return ret;
+	if (event.type == YAML_STREAM_END_EVENT) {
+		yaml_event_delete(&event);
+		return 0;
+	}
+	yaml_event_delete(&event); /* document start */
+	ret = next_event(ld, parser, &event, buf);
+	if (!ret)
+		ret = parse_node(ld, parser, &event, buf, 0, root);
+	if (!ret)
+		ret = next_event(ld, parser, &event, buf); /* document end */
+	if (ret)
+		return ret;
+	yaml_event_delete(&event);
+	ret = next_event(ld, parser, &event, buf);
+	if (ret)
+		return ret;
+	if (event.type == YAML_DOCUMENT_START_EVENT)
+		diag_at(ld, event.start_mark.line + 1, event.start_mark.column + 1,
+			"multiple documents are not supported");
+	yaml_event_delete(&event);
+	return 0;
+}
+
+static bool is_plain_null(const struct node *node)
+{
+	static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
+
+	if (!node->plain)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(nulls); i++) {
+		if (strcmp(node->value, nulls[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static const char *kind_name(const struct node *node)
+{
+	switch (node->kind) {
+	case NODE_SCALAR:
+		return is_plain_null(node) ? "null" : "a string";
+	case NODE_SEQUENCE:
+		return "a list";
+	case NODE_MAPPING:
+		return "a mapping";
+	default:
+		return "an alias";
+	}
+}
+
+/* Reports a node of the wrong kind; aliases were reported when parsed. */
+static bool expect_kind(struct loader *ld, const struct node *node, enum node_kind kind,
+			const char *what)
+{
+	static const char *const wanted[] = {
+	    [NODE_SCALAR] = "a string",
+	    [NODE_SEQUENCE] = "a list",
+	    [NODE_MAPPING] = "a mapping",
+	};
+
+	if (node->kind == kind)
+		return true;
+	if (node->kind != NODE_ALIAS)
+		diag(ld, node, "%s must be %s, not %s", what, wanted[kind], kind_name(node));
+	return false;
+}
+
+/* The node's string value, or NULL after reporting why it is not a string. */
+static const char *string_value(struct loader *ld, const struct node *node, const char *what)
+{
+	if (!expect_kind(ld, node, NODE_SCALAR, what))
+		return NULL;
+	if (is_plain_null(node)) {
+		diag(ld, node, "%s must be a string, not null", what);
+		return NULL;
+	}
+	if (strlen(node->value) != node->value_len) {
+		diag(ld, node, "%s contains a NUL byte", what);
+		return NULL;
+	}
+	return node->value;
+}
+
+/* Only the plain scalars true and false: "yes", 1 and "true" are mistakes here. */
+static bool bool_value(struct loader *ld, const struct node *node, const char *what, bool *out)
+{
+	if (node->kind != NODE_SCALAR || is_plain_null(node)) {
+		if (node->kind != NODE_ALIAS)
+			diag(ld, node, "%s must be true or false, not %s", what, kind_name(node));
+		return false;
+	}
+	if (node->plain && strcmp(node->value, "true") == 0) {
+		*out = true;
+		return true;
+	}
+	if (node->plain && strcmp(node->value, "false") == 0) {
+		*out = false;
+		return true;
+	}
+	if (node->plain)
+		diag(ld, node, "%s must be true or false, not '%.64s'", what, node->value);
+	else
+		diag(ld, node, "%s must be true or false, not the quoted string \"%.64s\"", what,
+		     node->value);
+	return false;
+}
+
+static bool expect_nonempty_list(struct loader *ld, const struct node *node, const char *what)
+{
+	if (!expect_kind(ld, node, NODE_SEQUENCE, what))
+		return false;
+	if (node->n_children == 0) {
+		diag(ld, node, "%s must not be empty", what);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Sorts a mapping's values into values[] by key, in the order of keys[];
+ * reports keys that are unknown, repeated or not strings. False when the
+ * node is not a mapping.
+ */
+static bool map_fields(struct loader *ld, const struct node *map, const char *what,
+		       const char *const keys[], size_t n_keys, const struct node *values[])
+{
+	char expected[128] = "";
+
+	for (size_t k = 0; k < n_keys; k++) {
+		values[k] = NULL;
+		snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected), "%s%s",
+			 k ? ", " : "", keys[k]);
+	}
+	if (!expect_kind(ld, map, NODE_MAPPING, what))
+		return false;
+	for (size_t i = 0; i + 1 < map->n_children; i += 2) {
+		const struct node *key = map->children[i];
+		size_t k;
+
+		if (!expect_kind(ld, key, NODE_SCALAR, "a key"))
+			continue;
+		for (k = 0; k < n_keys; k++) {
+			if (key->value_len == strlen(keys[k]) && strcmp(key->value, keys[k]) == 0)
+				break;
+		}
+		if (k == n_keys)
+			diag(ld, key, "unknown key '%.64s' in %s (expected %s)", key->value, what,
+			     expected);
+		else if (values[k])
+			diag(ld, key, "duplicate key '%s' in %s", keys[k], what);
+		else
+			values[k] = map->children[i + 1];
+	}
+	return true;
+}
+
+static void require(struct loader *ld, const struct node *map, const struct node *value,
+		    const char *key, const char *what)
+{
+	if (!value)
+		diag(ld, map, "%s is missing required key '%s'", what, key);
+}
+
+static bool is_policy_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len >= 1 && len <= POLICY_NAME_MAX &&
+	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+		   len;
+}
+
+static void load_name(struct loader *ld, const struct node *node, struct policy_rule *rule,
+		      const struct policy_rule *earlier, size_t n_earlier)
+{
+	const char *name = string_value(ld, node, "'name'");
+
+	if (!name)
+		return;
+	if (!is_policy_name(name)) {
+		diag(ld, node, "bad policy name '%.64s': use 1 to %d of A-Z a-z 0-9 . _ -", name,
+		     POLICY_NAME_MAX);
+		return;
+	}
+	for (size_t i = 0; i < n_earlier; i++) {
+		if (strcmp(earlier[i].name, name) == 0) {
+			diag(ld, node, "duplicate policy name '%s' (first at line %d)", name,
+			     earlier[i].line);
+			return;
+		}
+	}
+	strcpy(rule->name, name);
+}
+
+typedef int (*string_check_fn)(const char *s, char *err, size_t errlen);
+
+/* A non-empty list of strings that each pass check, copied into *out. */
+static void load_string_list(struct loader *ld, const struct node *list, const char *what,
+			     const char *item_kind, string_check_fn check, char ***out,
+			     size_t *n_out)
+{
+	char entry[64], err[128];
+
+	snprintf(entry, sizeof(entry), "an entry of %s", what);
+	if (!expect_nonempty_list(ld, list, what))
+		return;
+	*out = calloc(list->n_children, sizeof(**out));
+	if (!*out) {
+		ld->error = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < list->n_children; i++) {
+		const struct node *item = list->children[i];
+		const char *s = string_value(ld, item, entry);
+
+		if (!s)
+			continue;
+		if (check(s, err, sizeof(err))) {
+			diag(ld, item, "bad %s '%.64s': %s", item_kind, s, err);
+			continue;
+		}
+		(*out)[*n_out] = strdup(s);
+		if (!(*out)[*n_out]) {
+			ld->error = -ENOMEM;
+			return;
+		}
+		(*n_out)++;
+	}
+}
+
+static void load_selector(struct loader *ld, const struct node *node, struct policy_rule *rule)
+{
+	static const char *const keys[] = {"cgroups", "pod_uids", "container_ids"};
+	const struct node *values[ARRAY_SIZE(keys)];
+
+	if (!map_fields(ld, node, "'selector'", keys, ARRAY_SIZE(keys), values))
+		return;
+	if (!values[0] && !values[1] && !values[2]) {
+		diag(ld, node, "'selector' needs at least one of cgroups, pod_uids, container_ids");
+		return;
+	}
+	if (values[0])
+		load_string_list(ld, values[0], "'cgroups'", "cgroup glob", selector_validate,
+				 &rule->cgroup_globs, &rule->n_cgroup_globs);
+	if (values[1])
+		load_string_list(ld, values[1], "'pod_uids'", "pod UID", selector_validate_pod_uid,
+				 &rule->pod_uids, &rule->n_pod_uids);
+	if (values[2])
+		load_string_list(ld, values[2], "'container_ids'", "container ID",
+				 selector_validate_container_id, &rule->container_ids,
+				 &rule->n_container_ids);
+}
+
+/* Roots of one rule while they load, with the node each came from for messages. */
+struct root_list {
+	struct root_spec *roots;
+	const struct node **nodes;
+	size_t n;    /* resolved, distinct roots in roots[] */
+	size_t seen; /* list entries read, for the limit */
+	size_t capacity;
+};
+
+/* Resolves one root; keeps it only when it differs from every root kept so far. */
+static void load_root(struct loader *ld, const struct node *item, __u32 access, const char *what,
+		      struct root_list *list)
+{
+	struct root_spec *root = &list->roots[list->n];
+	const char *path = string_value(ld, item, what);
+	char err[PATH_MAX + 128];
+
+	if (!path)
+		return;
+	if (root_resolve(path, access, root, err, sizeof(err))) {
+		diag(ld, item, "%s", err);
+		return;
+	}
+	if (roots_check_duplicates(list->roots, list->n + 1, err, sizeof(err))) {
+		diag(ld, item, "%s", err);
+		root_close(root);
+		return;
+	}
+	list->nodes[list->n++] = item;
+}
+
+static void load_root_list(struct loader *ld, const struct node *node, __u32 access,
+			   const char *what, struct root_list *list)
+{
+	char entry[64];
+
+	snprintf(entry, sizeof(entry), "an entry of %s", what);
+	if (!expect_nonempty_list(ld, node, what))
+		return;
+	for (size_t i = 0; i < node->n_children; i++) {
+		if (list->seen++ == POLICY_MAX_ROOTS) {
+			diag(ld, node->children[i], "more than %d roots in one policy",
+			     POLICY_MAX_ROOTS);
+			return;
+		}
+		load_root(ld, node->children[i], access, entry, list);
+	}
+}
+
+static bool is_write_root(const struct root_list *list, __u32 dev, __u64 ino)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		const struct root_spec *r = &list->roots[i];
+
+		if (r->access == CGWARD_ACCESS_WRITE && r->dev == dev && r->ino == ino)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a write root is an ancestor of dir. Walks '..' from the opened
+ * directory, as the kernel walks dentries at write time, rather than
+ * comparing strings, which a symlinked parent would fool.
+ */
+static bool has_write_root_above(const struct root_spec *dir, const struct root_list *list)
+{
+	__u32 dev = dir->dev;
+	__u64 ino = dir->ino;
+	int fd = dir->fd;
+	bool found = false;
+
+	for (int depth = 0; depth < CGWARD_MAX_DEPTH && !found; depth++) {
+		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct stat st;
+
+		if (fd != dir->fd)
+			close(fd);
+		fd = parent;
+		if (fd < 0 || fstat(fd, &st) < 0)
+			break;
+		if (root_kernel_dev(st.st_dev) == dev && st.st_ino == ino)
+			break; /* '/' is its own parent */
+		dev = root_kernel_dev(st.st_dev);
+		ino = st.st_ino;
+		found = is_write_root(list, dev, ino);
+	}
+	if (fd >= 0 && fd != dir->fd)
+		close(fd);
+	return found;
+}
+
+static void check_read_only_nesting(struct loader *ld, const struct root_list *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		const struct root_spec *r = &list->roots[i];
+
+		if (r->access == CGWARD_ACCESS_READ_ONLY && !has_write_root_above(r, list))
+			diag(ld, list->nodes[i],
+			     "read-only root '%s' is not inside any of the policy's write roots",
+			     r->path);
+	}
+}
+
+static size_t list_length(const struct node *node)
+{
+	return node && node->kind == NODE_SEQUENCE ? node->n_children : 0;
+}
+
+static void load_roots(struct loader *ld, const struct node *write_roots,
+		       const struct node *read_only, struct policy_rule *rule)
+{
+	struct root_list list = {0};
+
+	list.capacity = list_length(write_roots) + list_length(read_only);
+	if (list.capacity > POLICY_MAX_ROOTS)
+		list.capacity = POLICY_MAX_ROOTS;
+	list.roots = calloc(list.capacity + 1, sizeof(*list.roots));
+	list.nodes = calloc(list.capacity + 1, sizeof(*list.nodes));
+	if (!list.roots || !list.nodes) {
+		free(list.roots);
+		free(list.nodes);
+		ld->error = -ENOMEM;
+		return;
+	}
+	rule->roots = list.roots;
+	if (write_roots)
+		load_root_list(ld, write_roots, CGWARD_ACCESS_WRITE, "'write_roots'", &list);
+	if (read_only)
+		load_root_list(ld, read_only, CGWARD_ACCESS_READ_ONLY, "'read_only'", &list);
+	rule->n_roots = list.n;
+	check_read_only_nesting(ld, &list);
+	free(list.nodes);
+}
+
+static void load_mode(struct loader *ld, const struct node *node, struct policy_rule *rule)
+{
+	const char *mode = string_value(ld, node, "'mode'");
+
+	if (!mode)
+		return;
+	if (strcmp(mode, "audit") == 0)
+		rule->audit = true;
+	else if (strcmp(mode, "enforce") != 0)
+		diag(ld, node, "unknown mode '%.64s' (expected enforce or audit)", mode);
+}
+
+enum rule_key {
+	RULE_NAME,
+	RULE_SELECTOR,
+	RULE_WRITE_ROOTS,
+	RULE_READ_ONLY,
+	RULE_MODE,
+	RULE_MANDATORY,
+	RULE_N_KEYS,
+};
+
+static void load_rule(struct loader *ld, const struct node *map, struct policy_rule *rule,
+		      const struct policy_rule *earlier, size_t n_earlier)
+{
+	static const char *const keys[RULE_N_KEYS] = {
+	    [RULE_NAME] = "name",
+	    [RULE_SELECTOR] = "selector",
+	    [RULE_WRITE_ROOTS] = "write_roots",
+	    [RULE_READ_ONLY] = "read_only",
+	    [RULE_MODE] = "mode",
+	    [RULE_MANDATORY] = "mandatory",
+	};
+	const struct node *values[RULE_N_KEYS];
+
+	rule->line = map->line;
+	if (!map_fields(ld, map, "a policy", keys, RULE_N_KEYS, values))
+		return;
+	require(ld, map, values[RULE_NAME], "name", "a policy");
+	require(ld, map, values[RULE_SELECTOR], "selector", "a policy");
+	require(ld, map, values[RULE_WRITE_ROOTS], "write_roots", "a policy");
+	if (values[RULE_NAME])
+		load_name(ld, values[RULE_NAME], rule, earlier, n_earlier);
+	if (values[RULE_SELECTOR])
+		load_selector(ld, values[RULE_SELECTOR], rule);
+	if (values[RULE_WRITE_ROOTS] || values[RULE_READ_ONLY])
+		load_roots(ld, values[RULE_WRITE_ROOTS], values[RULE_READ_ONLY], rule);
+	if (values[RULE_MODE])
+		load_mode(ld, values[RULE_MODE], rule);
+	if (values[RULE_MANDATORY])
+		bool_value(ld, values[RULE_MANDATORY], "'mandatory'", &rule->mandatory);
+}
+
+static void load_policies(struct loader *ld, const struct node *root, struct policy_set *set)
+{
+	static const char *const keys[] = {"policies"};
+	const struct node *policies;
+	size_t n;
+
+	if (!map_fields(ld, root, "the file", keys, 1, &policies))
+		return;
+	require(ld, root, policies, "policies", "the file");
+	if (!policies || !expect_nonempty_list(ld, policies, "'policies'"))
+		return;
+	n = policies->n_children;
+	if (n > POLICY_MAX_RULES) {
+		diag(ld, policies->children[POLICY_MAX_RULES], "more than %d policies",
+		     POLICY_MAX_RULES);
+		n = POLICY_MAX_RULES;
+	}
+	set->rules = calloc(n, sizeof(*set->rules));
+	if (!set->rules) {
+		ld->error = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n && !ld->error; i++) {
+		set->n_rules++;
+		load_rule(ld, policies->children[i], &set->rules[i], set->rules, i);
+	}
+}
+
+/* Reads at most POLICY_FILE_MAX + 1 bytes, so that an oversized file is known as one. */
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 64 * 1024;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	*len = 0;
+	*buf = NULL;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		char *grown;
+		ssize_t got;
+
+		if (*len == cap || !*buf) {
+			if (*buf)
+				cap *= 2;
+			grown = realloc(*buf, cap + 1);
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			*buf = grown;
+		}
+		got = read(fd, *buf + *len, cap - *len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			ret = -errno;
+		if (got <= 0 || (*len += got) > POLICY_FILE_MAX)
+			break;
+	}
+	close(fd);
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	} else {
+		(*buf)[*len] = '\0';
+	}
+	return ret;
+}
+
+static int compare_diags(const void *a, const void *b)
+{
+	const struct policy_diag *const *x = a, *const *y = b;
+
+	if ((*x)->line != (*y)->line)
+		return (*x)->line < (*y)->line ? -1 : 1;
+	if ((*x)->column != (*y)->column)
+		return (*x)->column < (*y)->column ? -1 : 1;
+	return *x < *y ? -1 : *x > *y; /* keep the order found: pointers into one array */
+}
+
+/* Orders diagnostics by position, stably, so that output follows the file. */
+static int sort_diags(struct policy_diags *diags)
+{
+	const struct policy_diag **order;
+	struct policy_diag *sorted;
+
+	if (diags->n < 2)
+		return 0;
+	order = calloc(diags->n, sizeof(*order));
+	sorted = calloc(diags->n, sizeof(*sorted));
+	if (!order || !sorted) {
+		free(order);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < diags->n; i++)
+		order[i] = &diags->items[i];
+	qsort(order, diags->n, sizeof(*order), compare_diags);
+	for (size_t i = 0; i < diags->n; i++)
+		sorted[i] = *order[i];
+	free(order);
+	free(diags->items);
+	diags->items = sorted;
+	return 0;
+}
+
+static int load_buffer(struct loader *ld, const char *buf, size_t len, struct policy_set *set)
+{
+	yaml_parser_t parser;
+	struct node *root = NULL;
+	int ret;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+	ret = parse_stream(ld, &parser, buf, &root);
+	yaml_parser_delete(&parser);
+	/* After a syntax error the tree is partial: checking it would only add noise. */
+	if (!ret && !root)
+		diag_at(ld, 1, 1, "the file is empty: expected a mapping with key 'policies'");
+	else if (!ret)
+		load_policies(ld, root, set);
+	node_free(root);
+	return ret == -ENOMEM ? ret : ld->error;
+}
+
+int policy_load(const char *path, struct policy_set *set, struct policy_diags *diags)
+{
+	struct loader ld = {.diags = diags};
+	size_t len;
+	char *buf;
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	memset(diags, 0, sizeof(*diags));
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		return ret;
+	if (len > POLICY_FILE_MAX)
+		diag_at(&ld, 1, 1, "the file is larger than %d bytes", POLICY_FILE_MAX);
+	else
+		ret = load_buffer(&ld, buf, len, set);
+	free(buf);
+	if (!ret)
+		ret = ld.error ? ld.error : sort_diags(diags);
+	if (!ret && diags->n)
+		ret = -EINVAL;
+	if (ret)
+		policy_set_free(set);
+	return ret;
+}
+
+static void free_strings(char **strings, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(strings[i]);
+	free(strings);
+}
+
+void policy_set_free(struct policy_set *set)
+{
+	for (size_t i = 0; i < set->n_rules; i++) {
+		struct policy_rule *rule = &set->rules[i];
+
+		free_strings(rule->cgroup_globs, rule->n_cgroup_globs);
+		free_strings(rule->pod_uids, rule->n_pod_uids);
+		free_strings(rule->container_ids, rule->n_container_ids);
+		for (size_t r = 0; r < rule->n_roots; r++)
+			root_close(&rule->roots[r]);
+		free(rule->roots);
+	}
+	free(set->rules);
+	set->rules = NULL;
+	set->n_rules = 0;
+}
+
+void policy_diags_free(struct policy_diags *diags)
+{
+	free(diags->items);
+	diags->items = NULL;
+	diags->n = 0;
+}
+
+static bool contains(char *const *strings, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(strings[i], s) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* pod is NULL when the path is not a Kubernetes pod's cgroup. */
+static bool rule_selects(const struct policy_rule *rule, const char *cgroup_path,
+			 const struct pod_identity *pod)
+{
+	for (size_t i = 0; i < rule->n_cgroup_globs; i++) {
+		if (selector_match(rule->cgroup_globs[i], cgroup_path))
+			return true;
+	}
+	if (!pod)
+		return false;
+	return contains(rule->pod_uids, rule->n_pod_uids, pod->pod_uid) ||
+	       (pod->container_id[0] &&
+		contains(rule->container_ids, rule->n_container_ids, pod->container_id));
+}
+
+bool policy_rule_selects(const struct policy_rule *rule, const char *cgroup_path)
+{
+	struct pod_identity pod;
+
+	return rule_selects(rule, cgroup_path,
+			    pod_identity_parse(cgroup_path, &pod) == 0 ? &pod : NULL);
+}
+
+const struct policy_rule *policy_match(const struct policy_set *set, const char *cgroup_path)
+{
+	const struct policy_rule *first = NULL;
+	struct pod_identity pod;
+	const struct pod_identity *in_pod =
+	    pod_identity_parse(cgroup_path, &pod) == 0 ? &pod : NULL;
+
+	for (size_t i = 0; i < set->n_rules; i++) {
+		const struct policy_rule *rule = &set->rules[i];
+
+		if (!rule_selects(rule, cgroup_path, in_pod))
+			continue;
+		if (rule->mandatory)
+			return rule;
+		if (!first)
+			first = rule;
+	}
+	return first;
+}

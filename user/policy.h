@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host-wide policy file (policy/schema.md): which cgroups get which write
+ * roots. Parsed with libyaml and validated as a whole, so that one run of
+ * `cgward policy check` reports every mistake with its line and column.
+ */
+#ifndef CGWARD_POLICY_H
+#define CGWARD_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "roots.h"
+
+#define POLICY_FILE_MAX	     (1024 * 1024)
+#define POLICY_MAX_RULES     4096
+#define POLICY_MAX_ROOTS     64 /* write_roots and read_only together, in one rule */
+#define POLICY_NAME_MAX	     63
+#define POLICY_DIAG_MSG_SIZE 256
+
+struct policy_rule {
+	char name[POLICY_NAME_MAX + 1];
+	char **cgroup_globs;
+	size_t n_cgroup_globs;
+	char **pod_uids;
+	size_t n_pod_uids;
+	char **container_ids;
+	size_t n_container_ids;
+	struct root_spec *roots; /* write roots then read_only, access set accordingly */
+	size_t n_roots;
+	bool audit, mandatory;
+	int line; /* where the rule starts, for messages */
+};
+
+struct policy_set {
+	struct policy_rule *rules;
+	size_t n_rules;
+};
+
+struct policy_diag {
+	int line, column; /* 1-based */
+	char message[POLICY_DIAG_MSG_SIZE];
+};
+
+/* Sorted by line, then column. */
+struct policy_diags {
+	struct policy_diag *items;
+	size_t n;
+};
+
+/*
+ * Parses and validates the whole file; collects every error with the 1-based
+ * line and column of the offending node. Returns 0 when valid (set filled),
+ * -EINVAL when any error (set left empty), other negative errno for I/O or
+ * memory. set and diags are initialised here; free both whatever it returns.
+ * Roots are resolved on this host, so a file naming absent directories is
+ * invalid here. The set holds an open descriptor per root, which can exceed a
+ * soft RLIMIT_NOFILE of 1024: callers raise it first.
+ */
+int policy_load(const char *path, struct policy_set *set, struct policy_diags *diags);
+
+void policy_set_free(struct policy_set *set); /* also closes root fds */
+void policy_diags_free(struct policy_diags *diags);
+
+/*
+ * Whether any of the rule's selector entries selects the cgroup: a glob
+ * matches its path, or the path is the cgroup (or below the cgroup) of a
+ * listed pod or container.
+ */
+bool policy_rule_selects(const struct policy_rule *rule, const char *cgroup_path);
+
+/*
+ * The rule that applies to a cgroup path (relative to the cgroup2 root, e.g.
+ * "/ci.slice/job-1.scope"): the first mandatory rule that selects it, else
+ * the first rule that selects it, else NULL.
+ */
+const struct policy_rule *policy_match(const struct policy_set *set, const char *cgroup_path);
+
+#endif
