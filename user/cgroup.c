@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include "cgroup.h"
+#include "memory_limit.h"
+
+#define NAME_PREFIX	   "cgward-"
+#define NAME_RANDOM_DIGITS 16
+#define BACKOFF_FIRST_NS   1000000L   /* 1 ms */
+#define BACKOFF_MAX_NS	   100000000L /* 100 ms */
+#define CONTROL_FILE_MAX   4096
+
+static int join_path(char *out, size_t outlen, const char *dir, const char *name)
+{
+	int len = snprintf(out, outlen, "%s/%s", dir, name);
+
+	return len < 0 || (size_t)len >= outlen ? -ENAMETOOLONG : 0;
+}
+
+static int write_control(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(text);
+	ssize_t written;
+	int fd, r;
+
+	r = join_path(path, sizeof(path), dir, file);
+	if (r)
+		return r;
+	/* O_TRUNC as `echo >` does: cgroupfs ignores it, the tests' plain files need it. */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* cgroupfs takes a control value in one write and reports its verdict there. */
+	written = write(fd, text, len);
+	r = written < 0 ? -errno : (size_t)written == len ? 0 : -EIO;
+	close(fd);
+	return r;
+}
+
+/* Reads a control file as a NUL-terminated string into buf. */
+static int read_control(const char *dir, const char *file, char *buf, size_t buflen)
+{
+	char path[PATH_MAX];
+	ssize_t len;
+	int fd, r;
+
+	r = join_path(path, sizeof(path), dir, file);
+	if (r)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, buflen - 1);
+	r = len < 0 ? -errno : 0;
+	close(fd);
+	buf[len < 0 ? 0 : len] = '\0';
+	return r;
+}
+
+/* True when word is one of the items of list, separated by any of seps. */
+static bool list_has(const char *list, const char *word, const char *seps)
+{
+	size_t wordlen = strlen(word);
+	const char *item = list;
+
+	while (*item) {
+		size_t itemlen = strcspn(item, seps);
+
+		if (itemlen == wordlen && !strncmp(item, word, wordlen))
+			return true;
+		item += itemlen;
+		item += strspn(item, seps);
+	}
+	return false;
+}
+
+/* mountinfo writes space, tab, newline and backslash in paths as \ooo. */
+static int unescape_mount_path(char *out, size_t outlen, const char *in)
+{
+	size_t len = 0;
+
+	while (*in) {
+		if (len + 1 >= outlen)
+			return -ENAMETOOLONG;
+		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
+		    in[3] >= '0' && in[3] <= '7') {
+			out[len++] =
+			    (char)((in[1] - '0') << 6 | (in[2] - '0') << 3 | (in[3] - '0'));
+			in += 4;
+		} else {
+			out[len++] = *in++;
+		}
+	}
+	out[len] = '\0';
+	return 0;
+}
+
+/* Fields of a mountinfo line: "id parent maj:min root mountpoint options [optional...] - fstype
+ * source superoptions". */
+static void note_cgroup_mount(char *line, struct cgroup_layout *layout)
+{
+	char *root, *mountpoint, *fstype, *superopts, *field, *save;
+	int skip;
+
+	strtok_r(line, " \n", &save);
+	for (skip = 0; skip < 2; skip++)
+		strtok_r(NULL, " \n", &save);
+	root = strtok_r(NULL, " \n", &save);
+	mountpoint = strtok_r(NULL, " \n", &save);
+	do
+		field = strtok_r(NULL, " \n", &save);
+	while (field && strcmp(field, "-"));
+	fstype = strtok_r(NULL, " \n", &save);
+	strtok_r(NULL, " \n", &save);
+	superopts = strtok_r(NULL, " \n", &save);
+	if (!superopts)
+		return;
+
+	if (!strcmp(fstype, "cgroup2") && !layout->unified[0]) {
+		if (unescape_mount_path(layout->unified, sizeof(layout->unified), mountpoint))
+			layout->unified[0] = '\0';
+	} else if (!strcmp(fstype, "cgroup") && list_has(superopts, "memory", ",") &&
+		   !layout->memory_v1[0]) {
+		if (unescape_mount_path(layout->memory_v1, sizeof(layout->memory_v1), mountpoint) ||
+		    unescape_mount_path(layout->memory_v1_root, sizeof(layout->memory_v1_root),
+					root))
+			layout->memory_v1[0] = '\0';
+	}
+}
+
+int cgroup_layout_detect(const char *mountinfo_path, struct cgroup_layout *layout)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *mountinfo;
+
+	memset(layout, 0, sizeof(*layout));
+	strcpy(layout->self_cgroup, "/proc/self/cgroup");
+	mountinfo = fopen(mountinfo_path, "re");
+	if (!mountinfo)
+		return -errno;
+	while (getline(&line, &cap, mountinfo) > 0)
+		note_cgroup_mount(line, layout);
+	free(line);
+	fclose(mountinfo);
+	return layout->unified[0] ? 0 : -ENOENT;
+}
+
+/* The part of a /proc/self/cgroup path below the mount's root, "" for the root itself. */
+static const char *below_mount_root(const char *path, const char *root)
+{
+	size_t rootlen = strcmp(root, "/") ? strlen(root) : 0;
+
+	if (strncmp(path, root, rootlen) || (path[rootlen] && path[rootlen] != '/'))
+		return NULL;
+	return strcmp(path + rootlen, "/") ? path + rootlen : "";
+}
+
+/* Finds the "hierarchy:controllers:path" line of the v1 memory controller. */
+static int read_memory_v1_membership(const char *self_cgroup, char *path, size_t pathlen)
+{
+	char *line = NULL, *controllers, *member;
+	size_t cap = 0;
+	int r = -ENOENT;
+	FILE *file;
+
+	file = fopen(self_cgroup, "re");
+	if (!file)
+		return -errno;
+	while (r == -ENOENT && getline(&line, &cap, file) > 0) {
+		controllers = strchr(line, ':');
+		member = controllers ? strchr(controllers + 1, ':') : NULL;
+		if (!member)
+			continue;
+		*member++ = '\0';
+		member[strcspn(member, "\n")] = '\0';
+		if (!list_has(controllers + 1, "memory", ","))
+			continue;
+		r = snprintf(path, pathlen, "%s", member) < (int)pathlen ? 0 : -ENAMETOOLONG;
+	}
+	free(line);
+	fclose(file);
+	return r;
+}
+
+int cgroup_memory_v1_self(const struct cgroup_layout *layout, char *dir, size_t dirlen, char *err,
+			  size_t errlen)
+{
+	char member[PATH_MAX];
+	const char *below;
+	int r;
+
+	r = read_memory_v1_membership(layout->self_cgroup, member, sizeof(member));
+	if (r) {
+		snprintf(err, errlen, "could not find our v1 memory cgroup in %s: %s",
+			 layout->self_cgroup, strerror(-r));
+		return r;
+	}
+	below = below_mount_root(member, layout->memory_v1_root);
+	if (!below) {
+		snprintf(err, errlen, "our v1 memory cgroup %s is outside the mount of %s at %s",
+			 member, layout->memory_v1_root, layout->memory_v1);
+		return -ENOENT;
+	}
+	if (snprintf(dir, dirlen, "%s%s", layout->memory_v1, below) >= (int)dirlen) {
+		snprintf(err, errlen, "our v1 memory cgroup %s%s: %s", layout->memory_v1, below,
+			 strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+bool exec_cgroup_name_parse(const char *name, pid_t *creator)
+{
+	size_t digits, hex;
+	const char *c;
+
+	if (strncmp(name, NAME_PREFIX, strlen(NAME_PREFIX)))
+		return false;
+	c = name + strlen(NAME_PREFIX);
+	digits = strspn(c, "0123456789");
+	if (digits == 0 || digits > 9 || c[0] == '0' || c[digits] != '-')
+		return false;
+	hex = strspn(c + digits + 1, "0123456789abcdef");
+	if (hex != NAME_RANDOM_DIGITS || c[digits + 1 + hex])
+		return false;
+	*creator = (pid_t)strtol(c, NULL, 10);
+	return true;
+}
+
+/*
+ * The pid tells `cgward gc` whose cgroup it is; 64 random bits make names of
+ * threads of one process differ. mkdir is what makes a name ours: on EEXIST
+ * the caller draws again.
+ */
+static int draw_name(char *name, size_t namelen)
+{
+	uint64_t random;
+
+	if (getrandom(&random, sizeof(random), 0) != sizeof(random))
+		return -errno;
+	snprintf(name, namelen, NAME_PREFIX "%d-%0*" PRIx64, getpid(), NAME_RANDOM_DIGITS, random);
+	return 0;
+}
+
+static int make_dirs_once(const char *parent, const char *memory_parent, struct exec_cgroup *cg,
+			  char *err, size_t errlen)
+{
+	char name[64];
+	int r;
+
+	r = draw_name(name, sizeof(name));
+	if (r) {
+		snprintf(err, errlen, "could not draw a cgroup name: %s", strerror(-r));
+		return r;
+	}
+	r = join_path(cg->path, sizeof(cg->path), parent, name);
+	if (!r && mkdir(cg->path, 0755))
+		r = -errno;
+	if (r) {
+		if (r != -EEXIST)
+			snprintf(err, errlen, "could not create cgroup %s: %s", cg->path,
+				 strerror(-r));
+		cg->path[0] = '\0';
+		return r;
+	}
+	if (!memory_parent)
+		return 0;
+	r = join_path(cg->memory_path, sizeof(cg->memory_path), memory_parent, name);
+	if (!r && mkdir(cg->memory_path, 0755))
+		r = -errno;
+	if (r) {
+		if (r != -EEXIST)
+			snprintf(err, errlen, "could not create cgroup %s: %s", cg->memory_path,
+				 strerror(-r));
+		rmdir(cg->path);
+		cg->path[0] = cg->memory_path[0] = '\0';
+	}
+	return r;
+}
+
+/* Creates the cgroup2 directory and, with memory_parent, the v1 memory one of the same name. */
+static int make_dirs(const char *parent, const char *memory_parent, struct exec_cgroup *cg,
+		     char *err, size_t errlen)
+{
+	int attempt, r = -EEXIST;
+
+	for (attempt = 0; attempt < 8 && r == -EEXIST; attempt++)
+		r = make_dirs_once(parent, memory_parent, cg, err, errlen);
+	if (r == -EEXIST)
+		snprintf(err, errlen,
+			 "could not create a cgroup under %s: every name drawn was taken", parent);
+	return r;
+}
+
+/* Linux's include/linux/exportfs.h, not exported to userspace. */
+#define FILEID_KERNFS 0xfe
+
+/*
+ * A kernfs file handle is the 64-bit cgroup id that bpf_get_current_cgroup_id()
+ * reports. Elsewhere (the unit tests' fake trees) handles mean something else,
+ * and the inode number stands in: kernfs's inode number is the id too on
+ * 64-bit kernels, but the handle is the documented way to get it.
+ */
+static int read_cgroup_id(const char *path, __u64 *id)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} handle = {.fh.handle_bytes = MAX_HANDLE_SZ};
+	struct stat st;
+	int mount_id;
+
+	if (!name_to_handle_at(AT_FDCWD, path, &handle.fh, &mount_id, 0) &&
+	    handle.fh.handle_type == FILEID_KERNFS && handle.fh.handle_bytes == sizeof(*id)) {
+		memcpy(id, handle.fh.f_handle, sizeof(*id));
+		return 0;
+	}
+	if (stat(path, &st))
+		return -errno;
+	*id = st.st_ino;
+	return 0;
+}
+
+/* A cgroup2 child has memory.max only when its parent delegates the memory controller. */
+static int enable_memory_controller(const char *parent, char *err, size_t errlen)
+{
+	char subtree[CONTROL_FILE_MAX];
+	int r;
+
+	r = read_control(parent, "cgroup.subtree_control", subtree, sizeof(subtree));
+	if (!r && list_has(subtree, "memory", " \n"))
+		return 0;
+	if (!r)
+		r = write_control(parent, "cgroup.subtree_control", "+memory");
+	if (r)
+		snprintf(err, errlen, "could not enable the memory controller in %s: %s", parent,
+			 strerror(-r));
+	return r;
+}
+
+static int write_limit(const char *dir, const char *file, const char *bytes, bool optional,
+		       char *err, size_t errlen)
+{
+	int r = write_control(dir, file, bytes);
+
+	if (r == -ENOENT && optional)
+		return 0;
+	if (r)
+		snprintf(err, errlen, "could not set %s of cgroup %s: %s", file, dir, strerror(-r));
+	return r;
+}
+
+int cgroup_memory_limit_write_v2(const char *dir, __u64 mib, char *err, size_t errlen)
+{
+	char bytes[32];
+	int r;
+
+	r = memory_limit_bytes(mib, bytes, sizeof(bytes));
+	if (r) {
+		snprintf(err, errlen, "memory limit of %" PRIu64 " MiB: %s", (uint64_t)mib,
+			 strerror(-r));
+		return r;
+	}
+	r = write_limit(dir, "memory.max", bytes, false, err, errlen);
+	/* Without swap accounting there is no memory.swap.max, and nothing to swap to bypass the
+	 * limit. */
+	return r ? r : write_limit(dir, "memory.swap.max", "0", true, err, errlen);
+}
+
+int cgroup_memory_limit_write_v1(const char *dir, __u64 mib, char *err, size_t errlen)
+{
+	char bytes[32];
+	int r;
+
+	r = memory_limit_bytes(mib, bytes, sizeof(bytes));
+	if (r) {
+		snprintf(err, errlen, "memory limit of %" PRIu64 " MiB: %s", (uint64_t)mib,
+			 strerror(-r));
+		return r;
+	}
+	/* memsw (memory + swap) may never be below limit_in_bytes, so it is set second. */
+	r = write_limit(dir, "memory.limit_in_bytes", bytes, false, err, errlen);
+	return r ? r : write_limit(dir, "memory.memsw.limit_in_bytes", bytes, true, err, errlen);
+}
+
+int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
+		       __u64 memory_limit_mib, struct exec_cgroup *cg, char *err, size_t errlen)
+{
+	bool memory_v1 = memory_limit_mib > 0 && layout->memory_v1[0];
+	bool memory_v2 = memory_limit_mib > 0 && !layout->memory_v1[0];
+	char memory_parent[PATH_MAX];
+	int r;
+
+	memset(cg, 0, sizeof(*cg));
+	if (!parent)
+		parent = layout->unified;
+	if (memory_v1)
+		r = cgroup_memory_v1_self(layout, memory_parent, sizeof(memory_parent), err,
+					  errlen);
+	else
+		r = memory_v2 ? enable_memory_controller(parent, err, errlen) : 0;
+	if (!r)
+		r = make_dirs(parent, memory_v1 ? memory_parent : NULL, cg, err, errlen);
+	if (r)
+		return r;
+
+	r = read_cgroup_id(cg->path, &cg->id);
+	if (r)
+		snprintf(err, errlen, "could not read the id of cgroup %s: %s", cg->path,
+			 strerror(-r));
+	else if (memory_v1)
+		r = cgroup_memory_limit_write_v1(cg->memory_path, memory_limit_mib, err, errlen);
+	else if (memory_v2)
+		r = cgroup_memory_limit_write_v2(cg->path, memory_limit_mib, err, errlen);
+	if (r) {
+		/* Nothing has joined them yet, so they are empty and rmdir succeeds. */
+		rmdir(cg->path);
+		if (cg->memory_path[0])
+			rmdir(cg->memory_path);
+		memset(cg, 0, sizeof(*cg));
+		return r;
+	}
+	cg->memory_limit_mib = memory_limit_mib;
+	return 0;
+}
+
+static int attach_to(const char *dir, pid_t pid, char *err, size_t errlen)
+{
+	char text[16];
+	int r;
+
+	snprintf(text, sizeof(text), "%d", pid);
+	r = write_control(dir, "cgroup.procs", text);
+	if (r)
+		snprintf(err, errlen, "could not move pid %d into cgroup %s: %s", pid, dir,
+			 strerror(-r));
+	return r;
+}
+
+int exec_cgroup_attach(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen)
+{
+	int r = attach_to(cg->path, pid, err, errlen);
+
+	if (!r && cg->memory_path[0])
+		r = attach_to(cg->memory_path, pid, err, errlen);
+	return r;
+}
+
+/* True when the "key value" line for key in dir/file has a value above 0. */
+static bool counter_positive(const char *dir, const char *file, const char *key)
+{
+	char text[CONTROL_FILE_MAX], *line;
+	size_t keylen = strlen(key);
+
+	if (read_control(dir, file, text, sizeof(text)))
+		return false;
+	for (line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, key, keylen) && line[keylen] == ' ')
+			return strtoull(line + keylen + 1, NULL, 10) > 0;
+	}
+	return false;
+}
+
+bool exec_cgroup_oom_killed(const struct exec_cgroup *cg)
+{
+	if (cg->memory_path[0] &&
+	    counter_positive(cg->memory_path, "memory.oom_control", "oom_kill"))
+		return true;
+	return cg->path[0] && counter_positive(cg->path, "memory.events", "oom_kill");
+}
+
+/*
+ * cgroup.kill (Linux 5.14+) kills every member at once, forks included. Older
+ * kernels and v1 cgroups get a SIGKILL per listed process, repeated by the
+ * caller until rmdir succeeds. Failures show up as rmdir's EBUSY.
+ */
+static void kill_members(const char *dir)
+{
+	char path[PATH_MAX];
+	FILE *procs;
+	int pid;
+
+	if (write_control(dir, "cgroup.kill", "1") != -ENOENT)
+		return;
+	if (join_path(path, sizeof(path), dir, "cgroup.procs"))
+		return;
+	procs = fopen(path, "re");
+	if (!procs)
+		return;
+	/* Members outside our pid namespace are listed as 0: kill(0) would hit our own group. */
+	while (fscanf(procs, "%d", &pid) == 1) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
+	}
+	fclose(procs);
+}
+
+static long now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000000000L + now.tv_nsec;
+}
+
+/* A killed member leaves the cgroup only once the kernel has finished its exit: rmdir is EBUSY
+ * until then. */
+static int remove_until(const char *dir, long deadline_ns)
+{
+	struct timespec backoff = {.tv_nsec = BACKOFF_FIRST_NS};
+
+	int r;
+
+	for (;;) {
+		kill_members(dir);
+		r = rmdir(dir) ? -errno : 0;
+		if (!r || r == -ENOENT)
+			return 0;
+		if (r != -EBUSY || now_ns() >= deadline_ns)
+			return r;
+		nanosleep(&backoff, NULL);
+		if (backoff.tv_nsec < BACKOFF_MAX_NS)
+			backoff.tv_nsec *= 2;
+	}
+}
+
+int cgroup_remove(const char *dir, int timeout_ms)
+{
+	return remove_until(dir, now_ns() + timeout_ms * 1000000L);
+}
+
+int exec_cgroup_destroy(struct exec_cgroup *cg, int timeout_ms, char *err, size_t errlen)
+{
+	char *dirs[] = {cg->path, cg->memory_path};
+	long deadline_ns = now_ns() + timeout_ms * 1000000L;
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!dirs[i][0])
+			continue;
+		r = remove_until(dirs[i], deadline_ns);
+		if (r) {
+			snprintf(err, errlen, "could not remove cgroup %s: %s", dirs[i],
+				 strerror(-r));
+			return r;
+		}
+		dirs[i][0] = '\0';
+	}
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cgroup each `cgward exec` runs its command in: a cgroup2 cgroup that
+ * carries the write policy (keyed by its id), and an optional memory limit.
+ */
+#ifndef CGWARD_CGROUP_H
+#define CGWARD_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+struct cgroup_layout {
+	char unified[PATH_MAX];	  /* cgroup2 mount point */
+	char memory_v1[PATH_MAX]; /* v1 memory controller mount point, "" when memory is on cgroup2
+				   */
+	/*
+	 * The v1 memory mount's root inside its hierarchy (mountinfo field 4):
+	 * "/" unless a subtree is bind-mounted, as in containers without a
+	 * cgroup namespace, where /proc/self/cgroup paths start with it.
+	 */
+	char memory_v1_root[PATH_MAX];
+	char self_cgroup[PATH_MAX]; /* "/proc/self/cgroup"; tests point it at a fake */
+};
+
+/* Reads a mountinfo file (normally "/proc/self/mountinfo"); -ENOENT if no cgroup2 mount. */
+int cgroup_layout_detect(const char *mountinfo_path, struct cgroup_layout *layout);
+
+struct exec_cgroup {
+	char path[PATH_MAX];	    /* cgroup2 directory, e.g. /sys/fs/cgroup/cgward-1234-9f3a... */
+	__u64 id;		    /* cgroup id as bpf_get_current_cgroup_id() reports it */
+	char memory_path[PATH_MAX]; /* v1 memory cgroup directory, "" when none */
+	__u64 memory_limit_mib;	    /* 0: no limit */
+};
+
+/*
+ * Creates <parent>/cgward-<pid>-<16 hex digits> (parent NULL: layout->unified)
+ * and, when memory_limit_mib > 0, its memory limit: memory.max (and
+ * memory.swap.max 0) with +memory enabled in the parent when memory is on
+ * cgroup2; else a v1 memory cgroup of the same name beneath the caller's own
+ * (from layout->self_cgroup). Concurrent calls never share a name. On failure
+ * nothing is left behind, but +memory stays enabled in the parent.
+ */
+int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
+		       __u64 memory_limit_mib, struct exec_cgroup *cg, char *err, size_t errlen);
+
+/* Moves pid into the cgroup2 cgroup and the v1 memory cgroup (if any). */
+int exec_cgroup_attach(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen);
+
+/* True when the kernel's OOM killer killed a member. */
+bool exec_cgroup_oom_killed(const struct exec_cgroup *cg);
+
+/*
+ * Kills every member, waits (sleeping with backoff) until the kernel lets the
+ * cgroups be removed, at most timeout_ms, and removes both; cg->path and
+ * cg->memory_path are cleared as they go, so a second call is a no-op.
+ * Returns 0, or negative errno with "could not remove cgroup PATH: REASON" in err.
+ */
+int exec_cgroup_destroy(struct exec_cgroup *cg, int timeout_ms, char *err, size_t errlen);
+
+/* The pieces exec_cgroup_* are made of, shared with gc.c and the unit tests. */
+
+/* True when name has the shape exec_cgroup_create gives; *creator gets the pid in it. */
+bool exec_cgroup_name_parse(const char *name, pid_t *creator);
+
+/* The caller's own v1 memory cgroup directory, from layout->self_cgroup. */
+int cgroup_memory_v1_self(const struct cgroup_layout *layout, char *dir, size_t dirlen, char *err,
+			  size_t errlen);
+
+/* Writes memory.max (and memory.swap.max 0 where it exists) of a cgroup2 directory. */
+int cgroup_memory_limit_write_v2(const char *dir, __u64 mib, char *err, size_t errlen);
+
+/* Writes memory.limit_in_bytes (and memory.memsw.limit_in_bytes where it exists) of a v1 directory.
+ */
+int cgroup_memory_limit_write_v1(const char *dir, __u64 mib, char *err, size_t errlen);
+
+/*
+ * Kills the members of the cgroup directory dir and removes it, retrying on
+ * EBUSY until timeout_ms. A directory already gone counts as removed.
+ */
+int cgroup_remove(const char *dir, int timeout_ms);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `cgward gc`: cgroups left behind by cgward runs that crashed. */
+#ifndef CGWARD_GC_H
+#define CGWARD_GC_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cgroup.h"
+
+/*
+ * Lists (dry_run) or removes, killing their members, the cgroups named as
+ * exec_cgroup_create names them directly under parent (NULL: layout->unified)
+ * and under the caller's v1 memory cgroup, printing each path a line to out.
+ * Cgroups whose creating process is still alive belong to a running cgward
+ * and are left alone. Returns how many could not be removed, each reported on
+ * stderr, or negative errno (also reported there).
+ */
+int cgroup_gc(const struct cgroup_layout *layout, const char *parent, bool dry_run, FILE *out);
+
+#endif
