@@ -48,131 +48,93 @@ struct walk_result {
 	__u64 root_ino;
 };
 
-static __always_inline struct mount *real_mount(struct vfsmount *vfsmnt)
+/*
+ * A position in a path walk. Pointers are kept as integers: the step
+ * functions only read kernel memory through BPF_CORE_READ.
+ */
+struct walk_pos {
+	__u64 dentry;
+	__u64 mnt;	     /* struct mount * */
+	__u32 crossed_mount; /* the last step went from a mount's root to its mount point */
+	__u32 unused;
+};
+
+struct walk_state {
+	struct walk_pos pos;
+	__u32 policy_id;
+	__u32 flags; /* TARGET_* */
+	__u32 first_step;
+	__u32 unused;
+	struct walk_result result;
+};
+
+struct name_state {
+	struct walk_pos pos;
+	__u64 task_root;
+	__u64 task_root_mnt;
+	__u32 start; /* where the path begins in event_scratch.reversed */
+	__u32 truncated;
+};
+
+#define WALK_ON	  0
+#define WALK_DONE 1
+
+/* decision.bpf.c */
+extern int walk_step(struct walk_state *state);
+extern int name_step(struct name_state *state, struct event_scratch *scratch);
+
+/* The struct mount around a vfsmount, where the mount tree links are. */
+static __always_inline __u64 walk_mount(struct vfsmount *vfsmnt)
 {
-	return (struct mount *)((void *)vfsmnt - bpf_core_field_offset(struct mount, mnt));
+	return (__u64)((void *)vfsmnt - bpf_core_field_offset(struct mount, mnt));
 }
 
-/* Mounts stacked on one directory that a walk crosses in one step. */
-#define MAX_STACKED_MOUNTS 8
-
-/*
- * At the root of a mount, moves to the directory it is mounted on (as often
- * as mounts are stacked there). Returns false at the root of the mount
- * namespace, where a path ends.
- */
-static __always_inline bool cross_mounts(struct dentry **dentry, struct mount **mnt)
+static __always_inline void walk_to_root(__u32 policy_id, const struct write_target *target,
+					 struct walk_result *result)
 {
-	struct mount *parent;
-	int i;
+	struct walk_state state = {
+	    .pos = {.dentry = (__u64)target->dentry, .mnt = walk_mount(target->mnt)},
+	    .policy_id = policy_id,
+	    .flags = target->flags,
+	    .first_step = 1,
+	    .result = {.reason = CGWARD_REASON_TOO_DEEP},
+	};
 
-	for (i = 0; i < MAX_STACKED_MOUNTS; i++) {
-		if (*dentry != BPF_CORE_READ(*mnt, mnt.mnt_root))
-			return true;
-		parent = BPF_CORE_READ(*mnt, mnt_parent);
-		if (parent == *mnt)
-			return false;
-		*dentry = BPF_CORE_READ(*mnt, mnt_mountpoint);
-		*mnt = parent;
+	for (int depth = 0; depth < CGWARD_MAX_DEPTH; depth++) {
+		if (walk_step(&state) == WALK_DONE)
+			break;
 	}
-	return false;
+	*result = state.result;
 }
 
-/* The next directory up the path, or NULL where the path ends. */
-static __always_inline struct dentry *walk_up(struct dentry *dentry, struct mount **mnt)
+/* Writes the path of target into scratch->reversed, leaf first from the end; returns its start. */
+static __always_inline __u32 reverse_path(struct event_scratch *scratch,
+					  const struct write_target *target, __u16 *truncated)
 {
-	struct dentry *up;
-
-	if (!cross_mounts(&dentry, mnt))
-		return NULL;
-	up = BPF_CORE_READ(dentry, d_parent);
-	return up == dentry ? NULL : up;
-}
-
-/*
- * Walks from dentry towards the root, looking each directory's identity up
- * in write_roots: the nearest root decides, so the most specific path wins.
- * A negative dentry (a name being created) has no identity of its own.
- */
-static __noinline void walk_to_root(__u32 policy_id, const struct write_target *target,
-				    struct walk_result *result)
-{
-	struct dentry *dentry = target->dentry;
-	struct mount *mnt = real_mount(target->mnt);
-	struct cgward_root_value *root;
-	struct cgward_root_key key = {.policy_id = policy_id};
-	struct inode *inode;
-	int depth;
-
-	result->reason = CGWARD_REASON_TOO_DEEP;
-	for (depth = 0; depth < CGWARD_MAX_DEPTH && dentry; depth++) {
-		inode = BPF_CORE_READ(dentry, d_inode);
-		if (inode) {
-			key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-			key.ino = BPF_CORE_READ(inode, i_ino);
-			root = bpf_map_lookup_elem(&write_roots, &key);
-			if (root && root->access == CGWARD_ACCESS_READ_ONLY) {
-				result->reason = CGWARD_REASON_READ_ONLY;
-				result->root_dev = key.dev;
-				result->root_ino = key.ino;
-				return;
-			}
-			if (root && !(depth == 0 && (target->flags & TARGET_DEPARTS))) {
-				result->reason = 0;
-				return;
-			}
-		}
-		dentry = walk_up(dentry, &mnt);
-	}
-	if (!dentry)
-		result->reason = CGWARD_REASON_OUTSIDE_ROOTS;
-}
-
-/*
- * Writes the path of dentry into scratch->reversed, leaf first from the end,
- * and returns the offset where it starts. Names are bounded by NAME_MAX and
- * offsets masked so that the verifier sees every access in bounds.
- */
-static __noinline __u32 reverse_path(struct event_scratch *scratch, struct dentry *dentry,
-				     struct vfsmount *vfsmnt, __u16 *truncated)
-{
-	struct mount *mnt = real_mount(vfsmnt);
-	__u32 pos = CGWARD_PATH_MAX, len;
-	const unsigned char *name;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct name_state state = {
+	    .pos = {.dentry = (__u64)target->dentry, .mnt = walk_mount(target->mnt)},
+	    .task_root = (__u64)BPF_CORE_READ(task, fs, root.dentry),
+	    .task_root_mnt = walk_mount(BPF_CORE_READ(task, fs, root.mnt)),
+	    .start = CGWARD_PATH_MAX,
+	};
 	int depth;
 
 	for (depth = 0; depth < CGWARD_MAX_DEPTH; depth++) {
-		struct dentry *up;
-
-		if (!cross_mounts(&dentry, &mnt))
+		if (name_step(&state, scratch) == WALK_DONE)
 			break;
-		up = BPF_CORE_READ(dentry, d_parent);
-		if (up == dentry)
-			break;
-		len = BPF_CORE_READ(dentry, d_name.len) & NAME_MAX;
-		name = BPF_CORE_READ(dentry, d_name.name);
-		if (len + 1 >= pos) {
-			*truncated = 1;
-			break;
-		}
-		pos -= len;
-		bpf_probe_read_kernel(&scratch->reversed[pos & (CGWARD_PATH_MAX - 1)], len, name);
-		pos -= 1;
-		scratch->reversed[pos & (CGWARD_PATH_MAX - 1)] = '/';
-		dentry = up;
 	}
-	if (depth == CGWARD_MAX_DEPTH)
-		*truncated = 1;
-	if (pos == CGWARD_PATH_MAX)
-		scratch->reversed[--pos] = '/';
-	return pos;
+	*truncated = state.truncated || depth == CGWARD_MAX_DEPTH;
+	if (state.start == CGWARD_PATH_MAX)
+		scratch->reversed[--state.start] = '/';
+	return state.start;
 }
 
-/* Appends the path of dentry at offset in event->path; returns its length. */
+/* Appends the path of target at offset in event->path; returns its length. */
 static __always_inline __u32 append_path(struct event_scratch *scratch, __u32 offset,
 					 const struct write_target *target, __u16 *truncated)
 {
-	__u32 start = reverse_path(scratch, target->dentry, target->mnt, truncated);
+	__u32 start = reverse_path(scratch, target, truncated);
 	__u32 len = CGWARD_PATH_MAX - start;
 
 	bpf_probe_read_kernel(&scratch->event.path[offset & (CGWARD_PATH_MAX - 1)],

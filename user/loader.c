@@ -93,22 +93,37 @@ int loader_probe(char *err, size_t errlen)
 	return 0;
 }
 
-/* libbpf's warnings (the verifier log among them) are kept for the one error message. */
+/*
+ * libbpf's warnings (the verifier log among them) are kept for the one error
+ * message: the tail, where the verifier says what it rejected.
+ */
 static char libbpf_log[8192];
 static size_t libbpf_log_len;
 
 static int keep_libbpf_warnings(enum libbpf_print_level level, const char *format, va_list args)
 {
+	static char message[1 << 20]; /* a whole verifier log comes as one message */
+	size_t len, keep;
 	int n;
 
-	if (level > LIBBPF_WARN || libbpf_log_len >= sizeof(libbpf_log) - 1)
+	if (level > LIBBPF_WARN)
 		return 0;
-	n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len, format,
-		      args);
-	if (n > 0)
-		libbpf_log_len += (size_t)n;
-	if (libbpf_log_len >= sizeof(libbpf_log))
-		libbpf_log_len = sizeof(libbpf_log) - 1;
+	n = vsnprintf(message, sizeof(message), format, args);
+	if (n <= 0)
+		return 0;
+	len = (size_t)n < sizeof(message) ? (size_t)n : sizeof(message) - 1;
+	if (len > sizeof(libbpf_log) / 2) {
+		memcpy(libbpf_log, message + len - sizeof(libbpf_log) / 2, sizeof(libbpf_log) / 2);
+		libbpf_log_len = sizeof(libbpf_log) / 2;
+		return 0;
+	}
+	if (libbpf_log_len + len > sizeof(libbpf_log)) {
+		keep = sizeof(libbpf_log) - len;
+		memmove(libbpf_log, libbpf_log + libbpf_log_len - keep, keep);
+		libbpf_log_len = keep;
+	}
+	memcpy(libbpf_log + libbpf_log_len, message, len);
+	libbpf_log_len += len;
 	return 0;
 }
 

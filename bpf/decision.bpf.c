@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The steps of the path walks, as global functions: the verifier checks each
+ * once, on its own, instead of once per loop iteration and per caller. That
+ * keeps a walk of CGWARD_MAX_DEPTH steps cheap to verify and free of the
+ * state explosion that precise path offsets cause in an inlined loop.
+ */
+#include "decision.bpf.h"
+
+/*
+ * One step up a path: from the root of a mount to the directory it is
+ * mounted on, or from a dentry to its parent. False at the root of the mount
+ * namespace (or of a pseudo file system), where every path ends.
+ */
+static __always_inline bool step_up(struct walk_pos *pos)
+{
+	struct dentry *dentry = (struct dentry *)pos->dentry, *up;
+	struct mount *mnt = (struct mount *)pos->mnt, *parent;
+
+	if (dentry == BPF_CORE_READ(mnt, mnt.mnt_root)) {
+		parent = BPF_CORE_READ(mnt, mnt_parent);
+		if (parent == mnt)
+			return false;
+		pos->dentry = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		pos->mnt = (__u64)parent;
+		pos->crossed_mount = 1;
+		return true;
+	}
+	up = BPF_CORE_READ(dentry, d_parent);
+	if (up == dentry)
+		return false;
+	pos->dentry = (__u64)up;
+	pos->crossed_mount = 0;
+	return true;
+}
+
+/*
+ * Looks the current directory's identity up in write_roots, then steps up.
+ * The nearest root decides, so the most specific path wins. A negative
+ * dentry (a name being created) has no identity of its own.
+ */
+__noinline int walk_step(struct walk_state *state)
+{
+	struct cgward_root_key key;
+	struct cgward_root_value *root;
+	struct dentry *dentry;
+	struct inode *inode;
+
+	if (!state)
+		return WALK_DONE;
+	dentry = (struct dentry *)state->pos.dentry;
+	inode = BPF_CORE_READ(dentry, d_inode);
+	if (inode) {
+		key.policy_id = state->policy_id;
+		key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		key.ino = BPF_CORE_READ(inode, i_ino);
+		root = bpf_map_lookup_elem(&write_roots, &key);
+		if (root && root->access == CGWARD_ACCESS_READ_ONLY) {
+			state->result.reason = CGWARD_REASON_READ_ONLY;
+			state->result.root_dev = key.dev;
+			state->result.root_ino = key.ino;
+			return WALK_DONE;
+		}
+		if (root && !(state->first_step && (state->flags & TARGET_DEPARTS))) {
+			state->result.reason = 0;
+			return WALK_DONE;
+		}
+	}
+	state->first_step = 0;
+	if (!step_up(&state->pos)) {
+		state->result.reason = CGWARD_REASON_OUTSIDE_ROOTS;
+		return WALK_DONE;
+	}
+	return WALK_ON;
+}
+
+/*
+ * Prepends the current dentry's name to the path in scratch->reversed, then
+ * steps up. Like d_path(), a path ends at the task's root, so it is the name
+ * the task itself sees (in a chroot or a container too). Offsets are masked
+ * so that the verifier sees every access in bounds.
+ */
+__noinline int name_step(struct name_state *state, struct event_scratch *scratch)
+{
+	struct dentry *dentry;
+	const unsigned char *name;
+	__u32 len;
+
+	if (!state || !scratch)
+		return WALK_DONE;
+	if (state->pos.dentry == state->task_root && state->pos.mnt == state->task_root_mnt)
+		return WALK_DONE;
+	dentry = (struct dentry *)state->pos.dentry;
+	if (!step_up(&state->pos))
+		return WALK_DONE;
+	if (state->pos.crossed_mount)
+		return WALK_ON; /* a mount's root has the name of its mount point */
+	len = BPF_CORE_READ(dentry, d_name.len) & NAME_MAX;
+	name = BPF_CORE_READ(dentry, d_name.name);
+	if (len + 1 >= state->start) {
+		state->truncated = 1;
+		return WALK_DONE;
+	}
+	state->start -= len;
+	bpf_probe_read_kernel(&scratch->reversed[state->start & (CGWARD_PATH_MAX - 1)], len, name);
+	state->start -= 1;
+	scratch->reversed[state->start & (CGWARD_PATH_MAX - 1)] = '/';
+	return WALK_ON;
+}

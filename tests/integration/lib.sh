@@ -1,0 +1,96 @@
+# Shared by the integration tests: the suite's cgroup, per-test directories,
+# and assertions on the kernel's answers and on deny events.
+# shellcheck shell=bash
+
+CGWARD=${CGWARD:-$PWD/build/cgward}
+FSOP=${FSOP:-$PWD/build/fsop}
+CG2=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
+SUITE_CGROUP=$CG2/cgward-test-$$
+TEST_TMP=${TMPDIR:-/tmp}
+
+suite_setup() {
+	if [ -z "$CG2" ]; then
+		echo "integration: no cgroup2 mounted" >&2
+		return 1
+	fi
+	if ! "$CGWARD" doctor >/dev/null; then
+		"$CGWARD" doctor >&2
+		echo "integration: this kernel cannot enforce; run make test-vm" >&2
+		return 1
+	fi
+	mkdir "$SUITE_CGROUP"
+}
+
+suite_teardown() {
+	rmdir "$SUITE_CGROUP" 2>/dev/null || {
+		echo "integration: cgroups left behind:" >&2
+		find "$SUITE_CGROUP" -mindepth 1 -type d >&2
+		exit 1
+	}
+}
+
+# Each test gets T (its directory), W (the write root), O (outside the root)
+# and EV (the events file).
+test_setup() {
+	T=$(mktemp -d "$TEST_TMP/cgward-test.XXXXXX")
+	W=$T/work
+	O=$T/outside
+	EV=$T/events.jsonl
+	mkdir "$W" "$O"
+	: >"$EV"
+}
+
+test_teardown_all() {
+	rm -rf "$TEST_TMP"/cgward-test.*
+	find "$SUITE_CGROUP" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
+}
+
+# cgward exec in the suite's cgroup, events to EV.
+cgx() {
+	"$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$EV" "$@"
+}
+
+fail() {
+	echo "assertion failed: $*" >&2
+	return 1
+}
+
+# expect WANT CMD...: CMD prints WANT (fsop prints ok or the errno name).
+expect() {
+	local want=$1 got
+	shift
+	got=$("$@" 2>&1) || true
+	[ "$got" = "$want" ] || fail "'$*' printed '$got', want '$want'"
+}
+
+expect_status() {
+	local want=$1 got=0
+	shift
+	"$@" || got=$?
+	[ "$got" -eq "$want" ] || fail "'$*' exited $got, want $want"
+}
+
+expect_content() {
+	[ "$(cat "$1" 2>&1)" = "$2" ] || fail "$1 holds '$(cat "$1" 2>&1)', want '$2'"
+}
+
+expect_absent() {
+	[ ! -e "$1" ] && [ ! -L "$1" ] || fail "$1 exists"
+}
+
+# expect_events N JQ_CONDITION: exactly N events in EV satisfy the condition.
+expect_events() {
+	local want=$1 cond=$2 got
+	got=$(jq -c "select($cond)" "$EV" | wc -l)
+	[ "$got" -eq "$want" ] || fail "$got events match '$cond', want $want; events: $(cat "$EV")"
+}
+
+# A deny event with every field of the event format.
+expect_deny() {
+	local op=$1 path=$2
+	expect_events 1 ".verdict == \"deny\" and .op == \"$op\" and .path == \"$path\""
+	jq -e "select(.path == \"$path\") | (.time | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\\\.[0-9]{9}Z\$\"))
+		and (.pid | type == \"number\") and (.uid == 0) and (.comm | length > 0)
+		and (.cgroup_id | type == \"number\") and (.cgroup | startswith(\"/cgward-test-\"))" \
+		"$EV" >/dev/null || fail "event fields: $(cat "$EV")"
+}
