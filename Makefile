@@ -12,7 +12,7 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 	pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
-	linux-image-amd64 busybox-static cpio kmod bubblewrap valgrind systemd
+	linux-image-amd64 busybox-static cpio kmod bubblewrap valgrind jq systemd
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
@@ -169,7 +169,10 @@ fuzz-regress: $(FUZZ_BINS)
 		$(BUILD)/fuzz/fuzz_$$t $$files; \
 	done
 
-test-integration: all
+$(BUILD)/fsop: tests/integration/fsop.c | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
+
+test-integration: all $(BUILD)/fsop
 	tests/integration/run
 
 test-vm: all

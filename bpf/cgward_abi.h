@@ -93,5 +93,7 @@ struct cgward_event {
 
 #define CGWARD_EVENT_PATH_TRUNCATED   (1U << 0)
 #define CGWARD_EVENT_TARGET_TRUNCATED (1U << 1)
+/* The mount was unknown (inode hooks): path starts at its file system's root. */
+#define CGWARD_EVENT_PATH_FROM_FS_ROOT (1U << 2)
 
 #endif

@@ -10,14 +10,15 @@
 /*
  * One step up a path: from the root of a mount to the directory it is
  * mounted on, or from a dentry to its parent. False at the root of the mount
- * namespace (or of a pseudo file system), where every path ends.
+ * namespace (or of a pseudo file system), where every path ends. Without a
+ * mount (inode hooks), the walk stays within the dentry's file system.
  */
 static __always_inline bool step_up(struct walk_pos *pos)
 {
 	struct dentry *dentry = (struct dentry *)pos->dentry, *up;
 	struct mount *mnt = (struct mount *)pos->mnt, *parent;
 
-	if (dentry == BPF_CORE_READ(mnt, mnt.mnt_root)) {
+	if (mnt && dentry == BPF_CORE_READ(mnt, mnt.mnt_root)) {
 		parent = BPF_CORE_READ(mnt, mnt_parent);
 		if (parent == mnt)
 			return false;

@@ -83,10 +83,32 @@ struct name_state {
 extern int walk_step(struct walk_state *state);
 extern int name_step(struct name_state *state, struct event_scratch *scratch);
 
-/* The struct mount around a vfsmount, where the mount tree links are. */
+/* The struct mount around a vfsmount, where the mount tree links are; 0 for none. */
 static __always_inline __u64 walk_mount(struct vfsmount *vfsmnt)
 {
+	if (!vfsmnt)
+		return 0;
 	return (__u64)((void *)vfsmnt - bpf_core_field_offset(struct mount, mnt));
+}
+
+/*
+ * Inode hooks get a dentry without the mount it was reached through. The
+ * task's working directory or root mount stands in when the dentry is on
+ * that file system: a walk through it meets only directories the dentry is
+ * really reachable through. Otherwise the walk stays within the file system.
+ */
+static __always_inline struct vfsmount *guess_mount(struct dentry *dentry)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct super_block *sb = BPF_CORE_READ(dentry, d_sb);
+	struct vfsmount *pwd = BPF_CORE_READ(task, fs, pwd.mnt);
+	struct vfsmount *root = BPF_CORE_READ(task, fs, root.mnt);
+
+	if (BPF_CORE_READ(pwd, mnt_sb) == sb)
+		return pwd;
+	if (BPF_CORE_READ(root, mnt_sb) == sb)
+		return root;
+	return NULL;
 }
 
 static __always_inline void walk_to_root(__u32 policy_id, const struct write_target *target,
@@ -175,7 +197,8 @@ static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 c
 		event->target_len =
 		    append_path(scratch, event->path_len, &request->target, &target_truncated);
 	event->flags = (path_truncated ? CGWARD_EVENT_PATH_TRUNCATED : 0) |
-		       (target_truncated ? CGWARD_EVENT_TARGET_TRUNCATED : 0);
+		       (target_truncated ? CGWARD_EVENT_TARGET_TRUNCATED : 0) |
+		       (request->path.mnt ? 0 : CGWARD_EVENT_PATH_FROM_FS_ROOT);
 
 	size = offsetof(struct cgward_event, path) + event->path_len + event->target_len;
 	if (size > sizeof(*event))

@@ -105,6 +105,8 @@ int event_to_json(const void *record, size_t size, const struct event_context *c
 		json_key_str(out, "target", e->path + e->path_len, e->target_len);
 	if (e->flags & (CGWARD_EVENT_PATH_TRUNCATED | CGWARD_EVENT_TARGET_TRUNCATED))
 		json_key_bool(out, "truncated", true);
+	if (e->flags & CGWARD_EVENT_PATH_FROM_FS_ROOT)
+		json_key_bool(out, "path_from_fs_root", true);
 	put_root(out, e, ctx);
 	json_key_u64(out, "pid", e->tgid);
 	json_key_u64(out, "tid", e->pid);

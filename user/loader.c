@@ -8,6 +8,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "cgward.skel.h"
@@ -140,6 +141,33 @@ static void describe_load_error(int ret, char *err, size_t errlen)
 		 libbpf_log_len ? "\n" : "", (int)libbpf_log_len, libbpf_log);
 }
 
+/* The number of parameters of a kernel function, from the kernel's BTF; negative if unknown. */
+static int kernel_function_arity(const char *name)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	const struct btf_type *func;
+	int id, arity = -ENOENT;
+
+	if (!vmlinux)
+		return -errno;
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
+	if (id > 0) {
+		func = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
+		arity = btf_vlen(func);
+	}
+	btf__free(vmlinux);
+	return arity;
+}
+
+/* inode_setattr gained a leading idmap (user namespace) argument in 6.2: keep the matching one. */
+static void select_hook_variants(struct cgward_bpf *skel)
+{
+	bool idmapped = kernel_function_arity("bpf_lsm_inode_setattr") != 2;
+
+	bpf_program__set_autoload(skel->progs.inode_setattr, !idmapped);
+	bpf_program__set_autoload(skel->progs.inode_setattr_idmapped, idmapped);
+}
+
 int loader_load(struct cgward_bpf **skel, char *err, size_t errlen)
 {
 	int ret = loader_probe(err, errlen);
@@ -154,6 +182,7 @@ int loader_load(struct cgward_bpf **skel, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
 		return ret;
 	}
+	select_hook_variants(*skel);
 	ret = cgward_bpf__load(*skel);
 	if (ret) {
 		describe_load_error(ret, err, errlen);

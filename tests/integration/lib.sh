@@ -89,8 +89,9 @@ expect_events() {
 expect_deny() {
 	local op=$1 path=$2
 	expect_events 1 ".verdict == \"deny\" and .op == \"$op\" and .path == \"$path\""
-	jq -e "select(.path == \"$path\") | (.time | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\\\.[0-9]{9}Z\$\"))
+	jq -s -e "map(select(.path == \"$path\")) | all(
+		(.time | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\\\.[0-9]{9}Z\$\"))
 		and (.pid | type == \"number\") and (.uid == 0) and (.comm | length > 0)
-		and (.cgroup_id | type == \"number\") and (.cgroup | startswith(\"/cgward-test-\"))" \
+		and (.cgroup_id | type == \"number\") and (.cgroup | startswith(\"/cgward-test-\")))" \
 		"$EV" >/dev/null || fail "event fields: $(cat "$EV")"
 }
