@@ -548,55 +548,13 @@ static void load_root_list(struct loader *ld, const struct node *node, __u32 acc
 	}
 }
 
-static bool is_write_root(const struct root_list *list, __u32 dev, __u64 ino)
-{
-	for (size_t i = 0; i < list->n; i++) {
-		const struct root_spec *r = &list->roots[i];
-
-		if (r->access == CGWARD_ACCESS_WRITE && r->dev == dev && r->ino == ino)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Whether a write root is an ancestor of dir. Walks '..' from the opened
- * directory, as the kernel walks dentries at write time, rather than
- * comparing strings, which a symlinked parent would fool.
- */
-static bool has_write_root_above(const struct root_spec *dir, const struct root_list *list)
-{
-	__u32 dev = dir->dev;
-	__u64 ino = dir->ino;
-	int fd = dir->fd;
-	bool found = false;
-
-	for (int depth = 0; depth < CGWARD_MAX_DEPTH && !found; depth++) {
-		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		struct stat st;
-
-		if (fd != dir->fd)
-			close(fd);
-		fd = parent;
-		if (fd < 0 || fstat(fd, &st) < 0)
-			break;
-		if (root_kernel_dev(st.st_dev) == dev && st.st_ino == ino)
-			break; /* '/' is its own parent */
-		dev = root_kernel_dev(st.st_dev);
-		ino = st.st_ino;
-		found = is_write_root(list, dev, ino);
-	}
-	if (fd >= 0 && fd != dir->fd)
-		close(fd);
-	return found;
-}
-
 static void check_read_only_nesting(struct loader *ld, const struct root_list *list)
 {
 	for (size_t i = 0; i < list->n; i++) {
 		const struct root_spec *r = &list->roots[i];
 
-		if (r->access == CGWARD_ACCESS_READ_ONLY && !has_write_root_above(r, list))
+		if (r->access == CGWARD_ACCESS_READ_ONLY &&
+		    !root_has_write_root_above(r, list->roots, list->n))
 			diag(ld, list->nodes[i],
 			     "read-only root '%s' is not inside any of the policy's write roots",
 			     r->path);
