@@ -50,7 +50,7 @@ FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser $(FUZZ_SANITIZE)
 
-.PHONY: all help deps vmlinux test test-unit test-unit-asan test-integration test-vm demo \
+.PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy
 
 all: $(BUILD)/cgward
@@ -179,7 +179,19 @@ test-integration: all $(BUILD)/fsop
 test-vm: all $(BUILD)/fsop
 	tests/vm/run -- tests/integration/run
 
-test: check-format test-unit test-unit-asan fuzz-regress test-deploy test-vm
+# valgrind over the policy checker: the examples that validate on this host, and
+# the invalid fixtures (exit 2, and no leak on the error paths either).
+test-leaks: all
+	@set -e; for f in policy/examples/*.yaml deploy/policy.yaml; do \
+		if $(BUILD)/cgward policy check --quiet $$f 2>/dev/null; then \
+			tests/leakcheck $(BUILD)/cgward policy check $$f; fi; \
+	done
+	@for f in tests/unit/policy/*.yaml; do \
+		tests/leakcheck $(BUILD)/cgward policy check --quiet $$f 2>/dev/null; \
+		[ $$? -ne 99 ] || { echo "leak or memory error: policy check $$f"; exit 1; }; \
+	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
+
+test: check-format test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-vm
 
 demo: all
 	tests/demo
