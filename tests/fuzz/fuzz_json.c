@@ -13,14 +13,7 @@
 #include <string.h>
 
 #include "json.h"
-
-#define CHECK(cond)                                                                              \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                                 \
-		}                                                                                \
-	} while (0)
+#include "fuzz_check.h"
 
 #define MAX_MEMBERS 4
 

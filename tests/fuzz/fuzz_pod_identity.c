@@ -14,14 +14,7 @@
 #include <string.h>
 
 #include "pod_identity.h"
-
-#define CHECK(cond)                                                                              \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                                 \
-		}                                                                                \
-	} while (0)
+#include "fuzz_check.h"
 
 static bool is_one_of(const char *s, const char *const *names, size_t n)
 {

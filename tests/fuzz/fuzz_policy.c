@@ -13,14 +13,7 @@
 #include <unistd.h>
 
 #include "policy.h"
-
-#define CHECK(cond)                                                                              \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			abort();                                                                 \
-		}                                                                                \
-	} while (0)
+#include "fuzz_check.h"
 
 static const char *const cgroup_paths[] = {
     "/",
