@@ -12,7 +12,7 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 	pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
-	linux-image-amd64 busybox-static cpio kmod bubblewrap valgrind jq systemd
+	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
@@ -177,6 +177,7 @@ test-integration: all $(BUILD)/fsop
 
 # The guest shares this tree: build here, run the suite there.
 test-vm: all $(BUILD)/fsop
+	tests/vm/selftest
 	tests/vm/run -- tests/integration/run
 
 # valgrind over the policy checker: the examples that validate on this host, and
@@ -195,6 +196,20 @@ test: check-format test-unit test-unit-asan fuzz-regress test-leaks test-deploy 
 
 demo: all
 	tests/demo
+
+BENCH_BINS := $(BUILD)/bench/openloop $(BUILD)/bench/spawntime $(BUILD)/bench/policy_scale
+
+$(BUILD)/bench/openloop $(BUILD)/bench/spawntime: $(BUILD)/bench/%: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(BUILD)/bench/policy_scale: tests/bench/policy_scale.c $(BUILD)/libcgward.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+# Overhead figures as ratios, in tests/vm/run unless this kernel can enforce; not a test.
+bench: all $(BENCH_BINS)
+	tests/bench/run
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')
