@@ -31,7 +31,7 @@ suite_teardown() {
 
 # Each test gets T (its directory), W (the write root), O (outside the root)
 # and EV (the events file).
-test_setup() {
+prepare_test() {
 	T=$(mktemp -d "$TEST_TMP/cgward-test.XXXXXX")
 	W=$T/work
 	O=$T/outside
@@ -40,7 +40,7 @@ test_setup() {
 	: >"$EV"
 }
 
-test_teardown_all() {
+clean_up_tests() {
 	rm -rf "$TEST_TMP"/cgward-test.*
 	find "$SUITE_CGROUP" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
 }
