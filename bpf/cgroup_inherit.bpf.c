@@ -15,6 +15,27 @@ static __always_inline bool on_default_hierarchy(struct cgroup *cgrp)
 	return BPF_CORE_READ(cgrp, root, hierarchy_id) == DEFAULT_HIERARCHY_ID;
 }
 
+#define EXEC_CGROUP_PREFIX "cgward-"
+
+/*
+ * A `cgward exec` cgroup: "cgward-<pid>-<random>" (exec_cgroup_name_parse).
+ * The digit after the prefix keeps other cgward-* names (the test suite's
+ * cgward-test-*) out.
+ */
+static __always_inline bool is_exec_cgroup(struct cgroup *cgrp)
+{
+	char name[sizeof(EXEC_CGROUP_PREFIX) + 1] = {};
+	__u32 len = sizeof(EXEC_CGROUP_PREFIX) - 1;
+
+	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(cgrp, kn, name)) < 0)
+		return false;
+	for (__u32 i = 0; i < len; i++) {
+		if (name[i] != EXEC_CGROUP_PREFIX[i])
+			return false;
+	}
+	return name[len] >= '0' && name[len] <= '9';
+}
+
 SEC("tp_btf/cgroup_mkdir")
 int BPF_PROG(cgroup_mkdir, struct cgroup *cgrp, const char *path)
 {
@@ -29,6 +50,14 @@ int BPF_PROG(cgroup_mkdir, struct cgroup *cgrp, const char *path)
 	parent_id = BPF_CORE_READ(parent, kn, id);
 	policy = bpf_map_lookup_elem(&cgroup_policy, &parent_id);
 	if (!policy)
+		return 0;
+	/*
+	 * A non-mandatory agent policy gives way to the workload's own `cgward
+	 * exec` boundary. This opens nothing: a confined process cannot create
+	 * a cgroup (mkdir in cgroupfs is a write outside its roots), so such a
+	 * child is made by an unconfined process, which could write anyway.
+	 */
+	if (!(policy->flags & CGWARD_POLICY_MANDATORY) && is_exec_cgroup(cgrp))
 		return 0;
 	id = BPF_CORE_READ(cgrp, kn, id);
 	bpf_map_update_elem(&cgroup_policy, &id, policy, BPF_NOEXIST);

@@ -47,6 +47,12 @@ struct cgward_cgroup_policy {
 };
 
 #define CGWARD_POLICY_AUDIT (1U << 0) /* report would-be denies, allow them */
+/*
+ * The agent's rule is mandatory: it is inherited even into the cgroups of a
+ * `cgward exec` below it, so that both boundaries apply. Without it, such a
+ * cgroup gets only the exec's own policy.
+ */
+#define CGWARD_POLICY_MANDATORY (1U << 1)
 
 /*
  * A root is a directory identity, not a path string: the kernel's dev_t of its

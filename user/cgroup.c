@@ -561,3 +561,8 @@ int exec_cgroup_destroy(struct exec_cgroup *cg, int timeout_ms, char *err, size_
 	}
 	return 0;
 }
+
+int cgroup_read_id(const char *path, __u64 *id)
+{
+	return read_cgroup_id(path, id);
+}

@@ -60,6 +60,9 @@ bool exec_cgroup_oom_killed(const struct exec_cgroup *cg);
  */
 int exec_cgroup_destroy(struct exec_cgroup *cg, int timeout_ms, char *err, size_t errlen);
 
+/* The cgroup id of a cgroup2 directory, as bpf_get_current_cgroup_id() reports it. */
+int cgroup_read_id(const char *path, __u64 *id);
+
 /* The pieces exec_cgroup_* are made of, shared with gc.c and the unit tests. */
 
 /* True when name has the shape exec_cgroup_create gives; *creator gets the pid in it. */

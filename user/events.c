@@ -91,9 +91,15 @@ int event_to_json(const void *record, size_t size, const struct event_context *c
 {
 	const struct cgward_event *e = record;
 	size_t header = offsetof(struct cgward_event, path);
+	struct event_context named;
 
 	if (size < header || size - header < (size_t)e->path_len + e->target_len)
 		return -EINVAL;
+	if (ctx->lookup) {
+		named = (struct event_context){.boot_to_realtime_ns = ctx->boot_to_realtime_ns};
+		ctx->lookup(e, &named, ctx->lookup_arg);
+		ctx = &named;
+	}
 	json_reset(out);
 	json_begin(out);
 	put_time(out, (__s64)e->boot_ns + ctx->boot_to_realtime_ns);

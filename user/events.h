@@ -18,6 +18,13 @@ struct event_context {
 	const char *cgroup_path; /* relative to the cgroup2 root */
 	const char *policy_name;
 	__s64 boot_to_realtime_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME */
+	/*
+	 * When set (the agent: many cgroups and policies), names an event's
+	 * cgroup_id and policy_id: it overrides roots, n_roots, cgroup_path and
+	 * policy_name for that event, leaving NULL what it does not know.
+	 */
+	void (*lookup)(const struct cgward_event *e, struct event_context *names, void *arg);
+	void *lookup_arg;
 };
 
 const char *event_op_name(__u16 op);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -204,4 +207,254 @@ int loader_attach(struct cgward_bpf *skel, char *err, size_t errlen)
 void loader_close(struct cgward_bpf *skel)
 {
 	cgward_bpf__destroy(skel);
+}
+
+/* The maps the agent shares with its successor; event_scratch is per load. */
+static const char *const pinned_map_names[] = {"cgroup_policy", "write_roots", "deny_events",
+					       "lost_events"};
+
+static int pin_path(char *out, size_t outlen, const char *dir, const char *kind, const char *name)
+{
+	int len = snprintf(out, outlen, "%s/%s/%s", dir, kind, name);
+
+	return len < 0 || (size_t)len >= outlen ? -ENAMETOOLONG : 0;
+}
+
+static int make_dir(const char *dir, const char *sub)
+{
+	char path[PATH_MAX];
+	int len = snprintf(path, sizeof(path), "%s%s%s", dir, sub ? "/" : "", sub ? sub : "");
+
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Opens the object (no load) with the hook variants this kernel needs. */
+static int open_object(struct cgward_bpf **skel, char *err, size_t errlen)
+{
+	libbpf_set_print(keep_libbpf_warnings);
+	libbpf_log_len = 0;
+	*skel = cgward_bpf__open();
+	if (!*skel) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	select_hook_variants(*skel);
+	return 0;
+}
+
+static int visit_links(struct cgward_bpf *skel, const char *dir,
+		       void (*visit)(const char *prog, int link_fd, void *arg), void *arg)
+{
+	struct bpf_program *prog;
+	char path[PATH_MAX];
+	int pinned = 0;
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		int fd = -1;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (pin_path(path, sizeof(path), dir, "links", bpf_program__name(prog)) == 0)
+			fd = bpf_obj_get(path);
+		if (fd >= 0)
+			pinned++;
+		if (visit)
+			visit(bpf_program__name(prog), fd, arg);
+		if (fd >= 0)
+			close(fd);
+	}
+	return pinned;
+}
+
+static void count_expected(const char *prog, int link_fd, void *arg)
+{
+	(void)prog;
+	(void)link_fd;
+	(*(int *)arg)++;
+}
+
+int loader_pinned_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg),
+			void *arg)
+{
+	struct cgward_bpf *skel;
+	char err[256];
+	int ret = open_object(&skel, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	ret = visit_links(skel, dir, visit, arg);
+	cgward_bpf__destroy(skel);
+	return ret;
+}
+
+int loader_open_pinned(const char *dir, struct loader_pinned *pinned, char *err, size_t errlen)
+{
+	int *fds[] = {&pinned->cgroup_policy_fd, &pinned->write_roots_fd, &pinned->deny_events_fd,
+		      &pinned->lost_events_fd};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		*fds[i] = -1;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		int ret = pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]);
+
+		if (ret == 0) {
+			*fds[i] = bpf_obj_get(path);
+			ret = *fds[i] < 0 ? -errno : 0;
+		}
+		if (ret) {
+			snprintf(err, errlen, "cannot open the pinned map %s: %s", path,
+				 strerror(-ret));
+			loader_pinned_close(pinned);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void loader_pinned_close(struct loader_pinned *pinned)
+{
+	int fds[] = {pinned->cgroup_policy_fd, pinned->write_roots_fd, pinned->deny_events_fd,
+		     pinned->lost_events_fd};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	pinned->cgroup_policy_fd = pinned->write_roots_fd = -1;
+	pinned->deny_events_fd = pinned->lost_events_fd = -1;
+}
+
+/* Attaches and pins each program whose link is not pinned yet. */
+static int attach_missing(struct cgward_bpf *skel, const char *dir, int *attached, char *err,
+			  size_t errlen)
+{
+	struct bpf_program *prog;
+	char path[PATH_MAX];
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		struct bpf_link *link;
+		int ret;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		ret = pin_path(path, sizeof(path), dir, "links", bpf_program__name(prog));
+		if (ret == 0 && access(path, F_OK) == 0)
+			continue;
+		link = ret ? NULL : bpf_program__attach(prog);
+		if (!ret && !link)
+			ret = -errno;
+		if (!ret)
+			ret = bpf_link__pin(link, path);
+		/* Pinned, the link outlives its fd; unpinned, closing it detaches. */
+		bpf_link__destroy(link);
+		if (ret) {
+			snprintf(err, errlen, "cannot attach and pin %s: %s",
+				 bpf_program__name(prog), strerror(-ret));
+			return ret;
+		}
+		(*attached)++;
+	}
+	return 0;
+}
+
+int loader_pin_or_adopt(const char *dir, struct loader_pinned *pinned, char *err, size_t errlen)
+{
+	struct cgward_bpf *skel = NULL;
+	char path[PATH_MAX];
+	int ret, expected = 0;
+
+	pinned->links_attached = 0;
+	ret = loader_probe(err, errlen);
+	if (ret)
+		return ret;
+	ret = make_dir(dir, NULL);
+	if (!ret)
+		ret = make_dir(dir, "maps");
+	if (!ret)
+		ret = make_dir(dir, "links");
+	if (ret) {
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	ret = open_object(&skel, err, errlen);
+	if (ret)
+		return ret;
+	if (visit_links(skel, dir, count_expected, &expected) == expected) {
+		/* A previous agent's programs are attached: keep them, no gap, no duplicate. */
+		cgward_bpf__destroy(skel);
+		return loader_open_pinned(dir, pinned, err, errlen);
+	}
+	for (size_t i = 0; i < sizeof(pinned_map_names) / sizeof(pinned_map_names[0]); i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_map_names[i]);
+
+		ret =
+		    map ? pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]) : -ENOENT;
+		if (!ret)
+			ret = bpf_map__set_pin_path(map, path);
+		if (ret) {
+			snprintf(err, errlen, "cannot pin map %s: %s", pinned_map_names[i],
+				 strerror(-ret));
+			cgward_bpf__destroy(skel);
+			return ret;
+		}
+	}
+	/* libbpf reuses a map already pinned at its pin path, and pins the others. */
+	ret = cgward_bpf__load(skel);
+	if (ret) {
+		describe_load_error(ret, err, errlen);
+		cgward_bpf__destroy(skel);
+		return ret;
+	}
+	ret = attach_missing(skel, dir, &pinned->links_attached, err, errlen);
+	cgward_bpf__destroy(skel);
+	if (ret)
+		return ret;
+	return loader_open_pinned(dir, pinned, err, errlen);
+}
+
+static int unpin_all(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *entry;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((entry = readdir(d))) {
+		if (entry->d_name[0] == '.')
+			continue;
+		if (unlinkat(dirfd(d), entry->d_name, 0) != 0 && errno != ENOENT)
+			ret = -errno;
+	}
+	closedir(d);
+	if (ret == 0 && rmdir(dir) != 0 && errno != ENOENT)
+		ret = -errno;
+	return ret;
+}
+
+int loader_unpin(const char *dir, char *err, size_t errlen)
+{
+	const char *subdirs[] = {"links", "maps"}; /* links first: enforcement ends there */
+	char path[PATH_MAX];
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+		int len = snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
+
+		ret = len < 0 || (size_t)len >= sizeof(path) ? -ENAMETOOLONG : unpin_all(path);
+	}
+	if (ret == 0 && rmdir(dir) != 0 && errno != ENOENT)
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "cannot unpin %s: %s", path, strerror(-ret));
+	return ret;
 }

@@ -3,11 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent.h"
 #include "doctor.h"
 #include "exec.h"
 #include "exit_codes.h"
 #include "gc_cmd.h"
 #include "policy_cmd.h"
+#include "status_cmd.h"
 
 static const char usage[] =
     "Usage: cgward COMMAND [ARGS...]\n"
@@ -15,6 +17,8 @@ static const char usage[] =
     "\n"
     "Commands:\n"
     "  exec      run a command confined to write roots (cgward exec --help)\n"
+    "  agent     enforce a policy file on every cgroup of the host, pinned\n"
+    "  status    show the pinned agent state; exit 0 when attached\n"
     "  policy    validate a YAML policy file (cgward policy check FILE)\n"
     "  gc        remove cgward cgroups left by crashed runs\n"
     "  doctor    check whether this kernel can enforce\n"
@@ -27,10 +31,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"exec", cmd_exec},
-    {"policy", cmd_policy},
-    {"gc", cmd_gc},
-    {"doctor", cmd_doctor},
+    {"exec", cmd_exec},	    {"agent", cmd_agent}, {"status", cmd_status},
+    {"policy", cmd_policy}, {"gc", cmd_gc},	  {"doctor", cmd_doctor},
 };
 
 int main(int argc, char **argv)

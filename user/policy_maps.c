@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdlib.h>
 #include <bpf/bpf.h>
 
 #include "cgward_abi.h"
@@ -50,4 +51,103 @@ int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id)
 {
 	bpf_map_delete_elem(maps->cgroup_policy_fd, &cgroup_id);
+}
+
+/* Keys are collected before any is deleted: deleting while iterating a hash map restarts it. */
+static int collect_keys(int fd, size_t key_size, void **keys, size_t *n)
+{
+	size_t cap = 0;
+	char *buf = NULL, *prev = NULL;
+
+	*n = 0;
+	for (;;) {
+		if (*n == cap) {
+			char *grown = realloc(buf, (cap = cap ? 2 * cap : 256) * key_size);
+
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+		}
+		prev = *n ? buf + (*n - 1) * key_size : NULL;
+		if (bpf_map_get_next_key(fd, prev, buf + *n * key_size) != 0)
+			break;
+		(*n)++;
+	}
+	*keys = buf;
+	return errno == ENOENT ? 0 : -errno;
+}
+
+int policy_maps_visit(const struct policy_maps *maps,
+		      void (*visit)(__u64 cgroup_id, __u32 policy_id, __u32 flags, void *arg),
+		      void *arg)
+{
+	__u64 *cgroups;
+	struct cgward_root_key *roots;
+	size_t n;
+	int ret = collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups, &n);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		struct cgward_cgroup_policy policy;
+
+		if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroups[i], &policy) == 0)
+			visit(cgroups[i], policy.policy_id, policy.flags, arg);
+	}
+	free(cgroups);
+	ret = collect_keys(maps->write_roots_fd, sizeof(*roots), (void **)&roots, &n);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++)
+		visit(0, roots[i].policy_id, 0, arg);
+	free(roots);
+	return 0;
+}
+
+static void note_highest(__u64 cgroup_id, __u32 policy_id, __u32 flags, void *arg)
+{
+	__u32 *highest = arg;
+
+	(void)cgroup_id;
+	(void)flags;
+	if (policy_id > *highest)
+		*highest = policy_id;
+}
+
+__u32 policy_maps_highest_id(const struct policy_maps *maps)
+{
+	__u32 highest = 0;
+
+	policy_maps_visit(maps, note_highest, &highest);
+	return highest;
+}
+
+int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end)
+{
+	__u64 *cgroups;
+	struct cgward_root_key *roots;
+	size_t n;
+	int ret = collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups, &n);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		struct cgward_cgroup_policy policy;
+
+		if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroups[i], &policy) == 0 &&
+		    (policy.policy_id < first || policy.policy_id >= end))
+			bpf_map_delete_elem(maps->cgroup_policy_fd, &cgroups[i]);
+	}
+	free(cgroups);
+	ret = collect_keys(maps->write_roots_fd, sizeof(*roots), (void **)&roots, &n);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		if (roots[i].policy_id < first || roots[i].policy_id >= end)
+			bpf_map_delete_elem(maps->write_roots_fd, &roots[i]);
+	}
+	free(roots);
+	return 0;
 }

@@ -27,4 +27,25 @@ int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u
 			    __u32 flags);
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
 
+/*
+ * The atomic policy swap of the agent is: new roots under fresh ids
+ * (policy_maps_put_roots), each cgroup rebound with one update
+ * (policy_maps_bind_cgroup), then policy_maps_retire.
+ */
+
+/* The highest policy id bound to a cgroup or owning a root; 0 when the maps are empty. */
+__u32 policy_maps_highest_id(const struct policy_maps *maps);
+
+/*
+ * Unbinds every cgroup whose policy id is outside [first, end), then deletes
+ * the roots of those ids: the cgroups go before their roots, so no cgroup is
+ * ever bound to a policy without its roots.
+ */
+int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end);
+
+/* Calls visit once per cgroup binding, and once per root (cgroup_id 0 then). */
+int policy_maps_visit(const struct policy_maps *maps,
+		      void (*visit)(__u64 cgroup_id, __u32 policy_id, __u32 flags, void *arg),
+		      void *arg);
+
 #endif

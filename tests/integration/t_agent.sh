@@ -1,0 +1,228 @@
+# cgward agent: policies applied to the host's cgroups, pinned, reloaded live (issue 5).
+# Each test runs one agent in the background; agent_stop (an EXIT trap of the
+# test's subshell) stops it and unloads, whether the test passed or not.
+# shellcheck shell=bash
+
+PINS=/sys/fs/bpf/cgward
+AGENT_PID=
+REL=${SUITE_CGROUP#"$CG2"} # the suite cgroup relative to the cgroup2 root
+
+# agent_policy NAME ROOT MANDATORY GLOB...: a one-rule policy, on stdout.
+agent_policy() {
+	local name=$1 root=$2 mandatory=$3 glob
+	shift 3
+	printf 'policies:\n  - name: %s\n    selector:\n      cgroups:\n' "$name"
+	for glob; do printf '        - %s\n' "$glob"; done
+	printf '    write_roots: [%s]\n    mandatory: %s\n' "$root" "$mandatory"
+}
+
+agent_start() {
+	"$CGWARD" agent --policy "$T/policy.yaml" --events "$EV" >"$T/agent.out" 2>>"$T/agent.log" &
+	AGENT_PID=$!
+	trap agent_stop EXIT
+	agent_wait_log "ready:"
+}
+
+agent_stop() {
+	if [ -n "$AGENT_PID" ]; then
+		kill -TERM "$AGENT_PID" 2>/dev/null
+		wait "$AGENT_PID" 2>/dev/null
+		AGENT_PID=
+	fi
+	"$CGWARD" agent --unload >/dev/null 2>&1
+	if [ -e "$PINS" ]; then
+		echo "agent_stop: $PINS left behind" >&2
+		exit 1
+	fi
+}
+
+# wait_line FILE TEXT [COUNT]: FILE has a line with TEXT (COUNT of them), within 10 s.
+# grep, not jq, while waiting: jq costs half a second in the VM.
+wait_line() {
+	for _ in $(seq 200); do
+		[ "$(grep -c -F -- "$2" "$1")" -ge "${3:-1}" ] && return 0
+		sleep 0.05
+	done
+	fail "no line with '$2' in $1: $(cat "$1")"
+}
+
+agent_wait_log() {
+	wait_line "$T/agent.log" "$@"
+}
+
+# in_cg DIR CMD...: CMD moved into the cgroup DIR first.
+in_cg() {
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$@"
+}
+
+test_agent_enforces_existing_and_new_cgroups() {
+	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job-0"
+	agent_start
+	expect EPERM in_cg "$SUITE_CGROUP/job-0" "$FSOP" write "$O/zero" x
+	mkdir "$SUITE_CGROUP/job-1" "$SUITE_CGROUP/other"
+	agent_wait_log "bound $REL/job-1 to policy jobs"
+	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/one" x
+	expect ok in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$W/one" x
+	expect ok in_cg "$SUITE_CGROUP/other" "$FSOP" write "$O/other" x
+	expect_absent "$O/zero"
+	expect_absent "$O/one"
+	expect_content "$W/one" x
+	wait_line "$EV" "\"path\":\"$O/one\""
+	wait_line "$EV" "\"path\":\"$O/zero\""
+	expect_events 1 ".op == \"create\" and .path == \"$O/one\" and .policy == \"jobs\" and .cgroup == \"$REL/job-1\""
+	expect_events 1 ".path == \"$O/zero\" and .policy == \"jobs\" and .cgroup == \"$REL/job-0\""
+	expect_events 2 '.verdict == "deny"'
+	agent_stop
+}
+
+test_agent_child_of_enforced_cgroup_is_enforced_at_once() {
+	agent_policy jobs "$W" false "$REL/job" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job"
+	agent_start
+	# No wait for the agent: the kernel side inherits the parent's binding.
+	mkdir "$SUITE_CGROUP/job/child"
+	expect EPERM in_cg "$SUITE_CGROUP/job/child" "$FSOP" write "$O/f" x
+	mkdir "$SUITE_CGROUP/job/child/grandchild"
+	expect EPERM in_cg "$SUITE_CGROUP/job/child/grandchild" "$FSOP" write "$O/f" x
+	expect_absent "$O/f"
+	wait_line "$EV" "\"path\":\"$O/f\"" 2
+	expect_events 1 ".path == \"$O/f\" and .policy == \"jobs\" and .cgroup == \"$REL/job/child\""
+	expect_events 1 ".path == \"$O/f\" and .cgroup == \"$REL/job/child/grandchild\""
+	agent_stop
+}
+
+test_agent_kill_9_keeps_enforcing_and_restart_readopts() {
+	local links bpf_links
+	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job-1"
+	agent_start
+	grep -q "attached .* programs" "$T/agent.log" || fail "first agent: $(cat "$T/agent.log")"
+	links=$(find "$PINS/links" -mindepth 1 | wc -l)
+	bpf_links=$(bpftool link show | grep -c '^[0-9]*:')
+	[ "$links" -gt 0 ] || fail "no links pinned"
+	kill -9 "$AGENT_PID"
+	wait "$AGENT_PID" 2>/dev/null || true
+	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/after-kill" x
+	agent_start
+	grep -q "re-adopted" "$T/agent.log" || fail "second agent: $(cat "$T/agent.log")"
+	[ "$(find "$PINS/links" -mindepth 1 | wc -l)" -eq "$links" ] || fail "pinned links changed"
+	[ "$(bpftool link show | grep -c '^[0-9]*:')" -eq "$bpf_links" ] || fail "links doubled"
+	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/after-restart" x
+	mkdir "$SUITE_CGROUP/job-2"
+	agent_wait_log "bound $REL/job-2 to policy jobs"
+	expect EPERM in_cg "$SUITE_CGROUP/job-2" "$FSOP" write "$O/new" x
+	expect ok in_cg "$SUITE_CGROUP/job-2" "$FSOP" write "$W/new" x
+	expect_absent "$O/after-kill"
+	expect_absent "$O/after-restart"
+	# The deny while no agent ran waited in the pinned ring buffer.
+	wait_line "$EV" "\"path\":\"$O/after-kill\""
+	wait_line "$EV" "\"path\":\"$O/after-restart\""
+	expect_events 1 ".path == \"$O/after-restart\" and .policy == \"jobs\" and .cgroup == \"$REL/job-1\""
+	agent_stop
+}
+
+test_agent_invalid_policy_on_reload_keeps_the_old_one() {
+	agent_policy jobs "$W" false "$REL/job" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job"
+	agent_start
+	# A change to the file reloads it (IN_CLOSE_WRITE).
+	printf 'policies:\n  - name: jobs\n    colour: blue\n' >"$T/policy.yaml"
+	wait_line "$EV" '"op":"reload"'
+	expect_events 1 '.op == "reload" and .result == "invalid" and .errors >= 1'
+	grep -q "policy.yaml:3:5: error:" "$T/agent.log" || fail "errors: $(cat "$T/agent.log")"
+	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
+	expect ok in_cg "$SUITE_CGROUP/job" "$FSOP" write "$W/f" x
+	expect_absent "$O/f"
+	agent_stop
+}
+
+test_agent_sighup_swaps_roots_under_a_running_writer() {
+	local new=$T/new
+	mkdir "$new" "$T/alias"
+	agent_policy jobs "$W" false "$REL/job" >"$T/policy.yaml"
+	# Written through a hard link in another directory, the change is not seen
+	# by the file watch: only SIGHUP reloads here.
+	ln "$T/policy.yaml" "$T/alias/policy.yaml"
+	mkdir "$SUITE_CGROUP/job"
+	agent_start
+	in_cg "$SUITE_CGROUP/job" sh -c "
+		$FSOP write $W/before x; $FSOP write $new/before x
+		while [ ! -e $T/go ]; do sleep 0.05; done
+		$FSOP write $W/after x; $FSOP write $new/after x" >"$T/writer.out" 2>&1 &
+	local writer=$!
+	for _ in $(seq 100); do [ "$(wc -l <"$T/writer.out")" -ge 2 ] && break; sleep 0.05; done
+	agent_policy jobs "$new" false "$REL/job" >"$T/alias/policy.yaml"
+	kill -HUP "$AGENT_PID"
+	wait_line "$EV" '"op":"reload"'
+	expect_events 1 '.op == "reload" and .result == "ok"'
+	touch "$T/go"
+	wait "$writer" || true
+	[ "$(tr '\n' ' ' <"$T/writer.out")" = "ok EPERM EPERM ok " ] ||
+		fail "writer printed: $(cat "$T/writer.out")"
+	wait_line "$EV" "\"path\":\"$W/after\""
+	expect_events 1 ".path == \"$W/after\" and .policy == \"jobs\""
+	expect_events 1 '.op == "reload"'
+	agent_stop
+}
+
+test_agent_mandatory_policy_also_holds_inside_cgward_exec() {
+	agent_policy floor "$W" true "$REL/sel" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/sel"
+	agent_start
+	# exec's root allows O, the agent's does not: both apply.
+	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP/sel" --events "$T/exec.ev" \
+		--root "$O" -- "$FSOP" write "$O/f" x
+	expect_absent "$O/f"
+	wait_line "$EV" "\"path\":\"$O/f\""
+	expect_events 1 ".path == \"$O/f\" and .policy == \"floor\""
+	# Allowed by both.
+	mkdir "$W/sub"
+	expect ok "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP/sel" --events "$T/exec.ev" \
+		--root "$W/sub" -- "$FSOP" write "$W/sub/f" x
+	agent_stop
+}
+
+test_agent_non_mandatory_policy_gives_way_to_cgward_exec() {
+	agent_policy default "$W" false "$REL/sel" "$REL/sel/**" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/sel"
+	agent_start
+	expect ok "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP/sel" --events "$T/exec.ev" \
+		--root "$O" -- "$FSOP" write "$O/f" x
+	expect_content "$O/f" x
+	# The exec's own boundary applies unchanged: W is outside it.
+	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP/sel" --events "$T/exec.ev" \
+		--root "$O" -- "$FSOP" write "$W/f" x
+	expect_absent "$W/f"
+	# The selected cgroup itself stays under the agent's policy.
+	expect EPERM in_cg "$SUITE_CGROUP/sel" "$FSOP" write "$O/g" x
+	agent_stop
+	jq -e "select(.path == \"$O/f\")" "$EV" >/dev/null && fail "agent denied exec's write"
+	true
+}
+
+test_agent_sigterm_keeps_enforcing_status_and_unload() {
+	agent_policy jobs "$W" false "$REL/job" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job"
+	agent_start
+	expect_status 0 "$CGWARD" status >"$T/status"
+	grep -q "cgroups bound" "$T/status" || fail "status: $(cat "$T/status")"
+	kill -TERM "$AGENT_PID"
+	expect_status 0 wait "$AGENT_PID"
+	AGENT_PID=
+	expect_status 0 "$CGWARD" status >/dev/null
+	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
+	expect_status 0 "$CGWARD" agent --unload
+	[ ! -e "$PINS" ] || fail "$PINS left: $(find "$PINS")"
+	expect_status 1 "$CGWARD" status >/dev/null
+	expect ok in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
+}
+
+test_agent_invalid_policy_exits_2_and_loads_nothing() {
+	printf 'policies:\n  - name: x\n    selector: {cgroups: [relative]}\n    write_roots: [%s]\n' \
+		"$T/missing" >"$T/policy.yaml"
+	expect_status 2 "$CGWARD" agent --policy "$T/policy.yaml" 2>"$T/err"
+	[ "$(grep -c "^$T/policy.yaml:[0-9]*:[0-9]*: error: " "$T/err")" -eq 2 ] ||
+		fail "errors: $(cat "$T/err")"
+	[ ! -e "$PINS" ] || fail "pinned although invalid"
+}

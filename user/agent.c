@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgward agent: pins the programs (or re-adopts those a previous agent
+ * pinned), applies the policy file to every cgroup and to each new one,
+ * reloads it live, and streams deny events. Enforcement outlives the agent;
+ * only `cgward agent --unload` ends it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+
+#include "agent.h"
+#include "cgroup.h"
+#include "event_stream.h"
+#include "events.h"
+#include "exit_codes.h"
+#include "json.h"
+#include "loader.h"
+#include "policy.h"
+#include "policy_maps.h"
+
+struct agent_options {
+	const char *policy_path;
+	const char *events_path;
+	const char *bpffs;
+	bool unload;
+};
+
+/* What the agent holds, released by agent_cleanup(). */
+struct agent {
+	struct agent_options opt;
+	struct policy_set set; /* in force */
+	struct loader_pinned pinned;
+	bool pinned_open;
+	struct policy_maps maps;
+	struct agent_tree tree;
+	__u32 next_id; /* ids below are or were live in the maps: never reused */
+	struct event_context ctx;
+	struct event_stream events;
+	bool events_open;
+	FILE *sink;
+	int events_fd; /* --events FILE, or -1 */
+	int policy_watch_fd;
+	int signal_fd;
+	int epoll_fd;
+	struct json_buf line;
+};
+
+static const char usage[] =
+    "Usage: cgward agent --policy FILE [--events FILE] [--bpffs DIR]\n"
+    "       cgward agent --unload [--bpffs DIR]\n"
+    "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
+    "\n"
+    "The programs and maps are pinned under DIR, so enforcement outlives the agent;\n"
+    "an agent that finds them pinned re-adopts them (nothing is attached twice).\n"
+    "Every existing cgroup and each new one is bound to the rule that selects it.\n"
+    "SIGHUP, or a change to FILE, reloads it: an invalid file is reported and the\n"
+    "policy in force stays. SIGTERM and SIGINT stop the agent, enforcement stays.\n"
+    "\n"
+    "  -p, --policy FILE  the policy file\n"
+    "      --events FILE  also append deny and reload events (JSON lines) to FILE;\n"
+    "                     they always go to stdout\n"
+    "      --bpffs DIR    where to pin (default " LOADER_PIN_DIR ")\n"
+    "      --unload       remove the pins under DIR: enforcement ends\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
+    "(or --unload failed); 2 invalid options or policy (each error printed as\n"
+    "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement could not be\n"
+    "set up.\n";
+
+enum { OPT_EVENTS = 256, OPT_BPFFS, OPT_UNLOAD };
+
+static const struct option long_options[] = {
+    {"policy", required_argument, NULL, 'p'},
+    {"events", required_argument, NULL, OPT_EVENTS},
+    {"bpffs", required_argument, NULL, OPT_BPFFS},
+    {"unload", no_argument, NULL, OPT_UNLOAD},
+    {"help", no_argument, NULL, 'h'},
+    {},
+};
+
+/* Returns 0 to run, 1 when --help was shown, negative on a usage error. */
+static int parse_options(int argc, char **argv, struct agent_options *opt)
+{
+	int c;
+
+	opt->bpffs = LOADER_PIN_DIR;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			opt->policy_path = optarg;
+			break;
+		case OPT_EVENTS:
+			opt->events_path = optarg;
+			break;
+		case OPT_BPFFS:
+			opt->bpffs = optarg;
+			break;
+		case OPT_UNLOAD:
+			opt->unload = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			fputs(usage, stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cgward: agent: unexpected argument '%s'\n%s", argv[optind], usage);
+		return -EINVAL;
+	}
+	if (!opt->unload && !opt->policy_path) {
+		fprintf(stderr, "cgward: agent: --policy FILE is required\n%s", usage);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A policy holds an open descriptor per root: far more than a soft limit of 1024. */
+static void raise_open_file_limit(void)
+{
+	struct rlimit limit;
+
+	if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+		limit.rlim_cur = limit.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &limit);
+	}
+}
+
+/* Loads the policy file; every error is printed, the first one kept in first_error. */
+static int load_policy(const char *path, struct policy_set *set, char *first_error, size_t errlen,
+		       size_t *n_errors)
+{
+	struct policy_diags diags;
+	int ret = policy_load(path, set, &diags);
+
+	first_error[0] = '\0';
+	*n_errors = diags.n;
+	for (size_t i = 0; i < diags.n; i++) {
+		fprintf(stderr, "%s:%d:%d: error: %s\n", path, diags.items[i].line,
+			diags.items[i].column, diags.items[i].message);
+		if (i == 0)
+			snprintf(first_error, errlen, "%s:%d:%d: error: %s", path,
+				 diags.items[i].line, diags.items[i].column,
+				 diags.items[i].message);
+	}
+	if (ret && ret != -EINVAL) {
+		fprintf(stderr, "cgward: %s: %s\n", path, strerror(-ret));
+		snprintf(first_error, errlen, "%s: %s", path, strerror(-ret));
+	}
+	policy_diags_free(&diags);
+	if (ret)
+		policy_set_free(set);
+	return ret;
+}
+
+/* Lines go to stdout and, with --events, to the file as well. */
+static ssize_t tee_write(void *cookie, const char *buf, size_t len)
+{
+	struct agent *a = cookie;
+
+	if (fwrite(buf, 1, len, stdout) != len)
+		return -1;
+	fflush(stdout);
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(a->events_fd, buf + done, len - done);
+
+		if (n < 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return (ssize_t)len;
+}
+
+static int open_sink(struct agent *a)
+{
+	cookie_io_functions_t tee = {.write = tee_write};
+
+	if (!a->opt.events_path) {
+		a->sink = stdout;
+		return 0;
+	}
+	a->events_fd = open(a->opt.events_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (a->events_fd < 0 || !(a->sink = fopencookie(a, "a", tee))) {
+		fprintf(stderr, "cgward: --events %s: %s\n", a->opt.events_path, strerror(errno));
+		return -errno;
+	}
+	setvbuf(a->sink, NULL, _IOLBF, 0);
+	return 0;
+}
+
+static void name_event(const struct cgward_event *e, struct event_context *names, void *arg)
+{
+	const struct agent *a = arg;
+	const struct agent_cgroup *cg = agent_tree_find(&a->tree, e->cgroup_id);
+	__u32 rule = e->policy_id - a->tree.first_id;
+
+	if (cg)
+		names->cgroup_path = cg->path;
+	if (e->policy_id >= a->tree.first_id && rule < a->set.n_rules) {
+		names->policy_name = a->set.rules[rule].name;
+		names->roots = a->set.rules[rule].roots;
+		names->n_roots = a->set.rules[rule].n_roots;
+	}
+}
+
+/* Removes the roots a failed install put in. */
+static void delete_rule_roots(struct agent *a, const struct policy_set *set, __u32 first_id,
+			      size_t n_rules)
+{
+	for (size_t i = 0; i < n_rules; i++)
+		policy_maps_delete_roots(&a->maps, first_id + (__u32)i, set->rules[i].roots,
+					 set->rules[i].n_roots);
+}
+
+/*
+ * The swap: the new roots under new ids, each cgroup rebound with one map
+ * update (old roots or new, never a mix, never none), the cgroups no longer
+ * selected unbound, and only then the old roots deleted. On failure the old
+ * policy stays in force.
+ */
+static int install(struct agent *a, struct policy_set *set, char *err, size_t errlen)
+{
+	__u32 first_id = a->next_id;
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; ret == 0 && i < set->n_rules; i++) {
+		ret = policy_maps_put_roots(&a->maps, first_id + (__u32)i, set->rules[i].roots,
+					    set->rules[i].n_roots);
+	}
+	if (ret) {
+		delete_rule_roots(a, set, first_id, i - 1);
+		snprintf(err, errlen, "cannot install the roots: %s", strerror(-ret));
+		return ret;
+	}
+	a->next_id = first_id + (__u32)set->n_rules;
+	if (a->events_open)
+		event_stream_drain(&a->events); /* named after the policy they came from */
+	ret = agent_tree_apply(&a->tree, set, first_id);
+	if (ret >= 0)
+		ret = agent_tree_read_events(&a->tree, false);
+	if (ret < 0) {
+		/* Cgroups already rebound keep the new policy: retiring the old is still right. */
+		snprintf(err, errlen, "cannot bind the cgroups: %s", strerror(-ret));
+	}
+	policy_set_free(&a->set);
+	a->set = *set;
+	*set = (struct policy_set){0};
+	a->tree.set = &a->set; /* the set moved: new cgroups are matched against it */
+	policy_maps_retire(&a->maps, first_id, a->next_id);
+	return ret < 0 ? ret : 0;
+}
+
+static void reload_line(struct agent *a, const char *result, const char *error, size_t n_errors)
+{
+	struct timespec now;
+	char time[64];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	json_reset(&a->line);
+	json_begin(&a->line);
+	if (json_format_time(&now, time, sizeof(time)) == 0)
+		json_key_cstr(&a->line, "time", time);
+	json_key_cstr(&a->line, "op", "reload");
+	json_key_cstr(&a->line, "result", result);
+	json_key_cstr(&a->line, "policy_file", a->opt.policy_path);
+	if (error) {
+		json_key_u64(&a->line, "errors", n_errors);
+		json_key_cstr(&a->line, "error", error);
+	} else {
+		json_key_u64(&a->line, "rules", a->set.n_rules);
+		json_key_u64(&a->line, "cgroups", a->tree.n_cgroups);
+	}
+	json_end(&a->line);
+	if (!a->line.failed) {
+		fprintf(a->sink, "%.*s\n", (int)a->line.len, a->line.data);
+		fflush(a->sink);
+	}
+}
+
+static void reload(struct agent *a)
+{
+	struct policy_set set;
+	char err[PATH_MAX + 512];
+	size_t n_errors;
+	int ret = load_policy(a->opt.policy_path, &set, err, sizeof(err), &n_errors);
+
+	if (ret) {
+		fprintf(stderr, "cgward: agent: %s is invalid: the policy in force stays\n",
+			a->opt.policy_path);
+		reload_line(a, "invalid", err, n_errors ? n_errors : 1);
+		return;
+	}
+	ret = install(a, &set, err, sizeof(err));
+	policy_set_free(&set);
+	if (ret) {
+		fprintf(stderr, "cgward: agent: reload: %s\n", err);
+		reload_line(a, "error", err, 1);
+		return;
+	}
+	fprintf(stderr, "cgward: agent: reloaded %s: %zu rules, %zu cgroups bound\n",
+		a->opt.policy_path, a->set.n_rules, a->tree.n_cgroups);
+	reload_line(a, "ok", NULL, 0);
+}
+
+static int watch(int epoll_fd, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+/* The policy file is watched through its directory: editors replace it by rename. */
+static int watch_policy_file(struct agent *a)
+{
+	char copy[PATH_MAX];
+
+	snprintf(copy, sizeof(copy), "%s", a->opt.policy_path);
+	a->policy_watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (a->policy_watch_fd < 0)
+		return -errno;
+	if (inotify_add_watch(a->policy_watch_fd, dirname(copy), IN_CLOSE_WRITE | IN_MOVED_TO) < 0)
+		return -errno;
+	return 0;
+}
+
+static bool policy_file_changed(struct agent *a)
+{
+	char buf[16 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+	char copy[PATH_MAX];
+	const char *name;
+	bool changed = false;
+	ssize_t len;
+
+	snprintf(copy, sizeof(copy), "%s", a->opt.policy_path);
+	name = basename(copy);
+	while ((len = read(a->policy_watch_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			if (ev->len && strcmp(ev->name, name) == 0)
+				changed = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	return changed;
+}
+
+static int block_signals(struct agent *a)
+{
+	sigset_t handled;
+
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &handled, NULL) != 0)
+		return -errno;
+	a->signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+	return a->signal_fd < 0 ? -errno : 0;
+}
+
+/* Programs pinned or re-adopted, the policy applied, the watches and events set up. */
+static int set_up(struct agent *a)
+{
+	struct cgroup_layout layout;
+	char err[PATH_MAX + 8192];
+	int ret;
+
+	ret = cgroup_layout_detect("/proc/self/mountinfo", &layout);
+	if (ret) {
+		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = loader_pin_or_adopt(a->opt.bpffs, &a->pinned, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return ret;
+	}
+	a->pinned_open = true;
+	if (a->pinned.links_attached)
+		fprintf(stderr, "cgward: agent: attached %d programs, pinned under %s\n",
+			a->pinned.links_attached, a->opt.bpffs);
+	else
+		fprintf(stderr, "cgward: agent: re-adopted the programs pinned under %s\n",
+			a->opt.bpffs);
+	a->maps = (struct policy_maps){.cgroup_policy_fd = a->pinned.cgroup_policy_fd,
+				       .write_roots_fd = a->pinned.write_roots_fd};
+	a->next_id = policy_maps_highest_id(&a->maps) + 1;
+	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout.unified);
+	a->tree.maps = &a->maps;
+	a->tree.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ret = a->tree.inotify_fd < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = watch_policy_file(a);
+	if (ret == 0)
+		ret = block_signals(a);
+	if (ret) {
+		fprintf(stderr, "cgward: agent: cannot set up watches: %s\n", strerror(-ret));
+		return ret;
+	}
+	a->ctx = (struct event_context){
+	    .boot_to_realtime_ns = event_clock_offset(), .lookup = name_event, .lookup_arg = a};
+	ret = event_stream_open(&a->events, a->pinned.deny_events_fd, a->pinned.lost_events_fd,
+				a->sink, &a->ctx);
+	a->events_open = ret == 0;
+	if (ret) {
+		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
+		return ret;
+	}
+	{
+		struct policy_set set = a->set;
+
+		a->set = (struct policy_set){0};
+		ret = install(a, &set, err, sizeof(err));
+		policy_set_free(&set);
+	}
+	if (ret) {
+		fprintf(stderr, "cgward: agent: %s\n", err);
+		return ret;
+	}
+	a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	ret = a->epoll_fd < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = watch(a->epoll_fd, a->signal_fd);
+	if (ret == 0)
+		ret = watch(a->epoll_fd, event_stream_fd(&a->events));
+	if (ret == 0)
+		ret = watch(a->epoll_fd, a->tree.inotify_fd);
+	if (ret == 0)
+		ret = watch(a->epoll_fd, a->policy_watch_fd);
+	if (ret) {
+		fprintf(stderr, "cgward: agent: epoll: %s\n", strerror(-ret));
+		return ret;
+	}
+	fprintf(stderr, "cgward: agent: ready: %s: %zu rules, %zu cgroups bound\n",
+		a->opt.policy_path, a->set.n_rules, a->tree.n_cgroups);
+	return 0;
+}
+
+/* Until SIGTERM or SIGINT: events, new cgroups, reloads. */
+static int serve(struct agent *a)
+{
+	struct epoll_event ev;
+	struct signalfd_siginfo si;
+	int ret;
+
+	for (;;) {
+		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
+			return EXIT_RUNTIME_ERROR;
+		event_stream_drain(&a->events);
+		ret = agent_tree_read_events(&a->tree, true);
+		if (ret < 0)
+			fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
+		if (policy_file_changed(a))
+			reload(a);
+		while (read(a->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGHUP) {
+				reload(a);
+				continue;
+			}
+			event_stream_drain(&a->events);
+			fprintf(stderr,
+				"cgward: agent: stopping (signal %u); enforcement stays "
+				"pinned under %s\n",
+				si.ssi_signo, a->opt.bpffs);
+			return 0;
+		}
+	}
+}
+
+static void agent_cleanup(struct agent *a)
+{
+	if (a->events_open)
+		event_stream_close(&a->events);
+	if (a->pinned_open)
+		loader_pinned_close(&a->pinned);
+	agent_tree_free(&a->tree);
+	policy_set_free(&a->set);
+	json_free(&a->line);
+	if (a->tree.inotify_fd >= 0)
+		close(a->tree.inotify_fd);
+	if (a->policy_watch_fd >= 0)
+		close(a->policy_watch_fd);
+	if (a->signal_fd >= 0)
+		close(a->signal_fd);
+	if (a->epoll_fd >= 0)
+		close(a->epoll_fd);
+	if (a->sink && a->sink != stdout)
+		fclose(a->sink);
+	if (a->events_fd >= 0)
+		close(a->events_fd);
+}
+
+static int unload(const char *dir)
+{
+	char err[PATH_MAX + 128];
+
+	if (loader_unpin(dir, err, sizeof(err))) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return EXIT_RUNTIME_ERROR;
+	}
+	fprintf(stderr, "cgward: agent: unloaded %s: enforcement ended\n", dir);
+	return 0;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct agent a = {.events_fd = -1,
+			  .policy_watch_fd = -1,
+			  .signal_fd = -1,
+			  .epoll_fd = -1,
+			  .tree.inotify_fd = -1};
+	char err[PATH_MAX + 512];
+	size_t n_errors;
+	int ret, status;
+
+	ret = parse_options(argc, argv, &a.opt);
+	if (ret)
+		return ret > 0 ? 0 : EXIT_USAGE;
+	if (a.opt.unload)
+		return unload(a.opt.bpffs);
+	raise_open_file_limit();
+	json_init(&a.line);
+	if (load_policy(a.opt.policy_path, &a.set, err, sizeof(err), &n_errors) || open_sink(&a)) {
+		agent_cleanup(&a);
+		return EXIT_USAGE;
+	}
+	status = set_up(&a) ? EXIT_SETUP_FAILED : serve(&a);
+	agent_cleanup(&a);
+	return status;
+}

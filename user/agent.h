@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cgward agent: applies a policy file to every cgroup of the host, with the
+ * programs and maps pinned so that enforcement outlives the agent.
+ */
+#ifndef CGWARD_AGENT_H
+#define CGWARD_AGENT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "policy.h"
+#include "policy_maps.h"
+
+/* A cgroup the agent bound, by id: names the cgroup and rule of its events. */
+struct agent_cgroup {
+	__u64 id;
+	char *path; /* relative to the cgroup2 root, e.g. "/ci.slice/job-1.scope" */
+	int rule;   /* index in the policy set applied */
+};
+
+/* An inotify watch on a cgroup directory. */
+struct agent_watch {
+	int wd;
+	char *path; /* relative to the cgroup2 root */
+};
+
+struct agent_tree {
+	char root[PATH_MAX]; /* the cgroup2 mount point */
+	const struct policy_maps *maps;
+	int inotify_fd; /* IN_CREATE and IN_DELETE of every cgroup directory */
+	/* The policy applied, and the id of its first rule: rule i is policy first_id + i. */
+	const struct policy_set *set;
+	__u32 first_id;
+	/* Linear tables: enough for thousands of cgroups, a hash map past that. */
+	struct agent_cgroup *cgroups;
+	size_t n_cgroups, cap_cgroups;
+	struct agent_watch *watches;
+	size_t n_watches, cap_watches;
+};
+
+/* agent_apply.c */
+
+/*
+ * Walks the whole cgroup2 tree, watching every directory, and binds each
+ * cgroup to the policy id of the rule that applies to it (one map update
+ * each, so a rebound cgroup goes from its old roots to the new ones at
+ * once). The roots of set must already be in the maps under first_id + i.
+ * Cgroups no longer selected keep their old binding: policy_maps_retire
+ * removes it, after agent_tree_read_events has caught up.
+ */
+int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u32 first_id);
+
+/* Binds the cgroups created since the last call (and watches them); returns how many. */
+int agent_tree_read_events(struct agent_tree *tree, bool log_binds);
+
+const struct agent_cgroup *agent_tree_find(const struct agent_tree *tree, __u64 id);
+void agent_tree_free(struct agent_tree *tree);
+
+/* The rule that applies to a cgroup, given the rule that applies to its parent (-1: none). */
+int agent_effective_rule(const struct policy_set *set, const char *path, int parent_rule);
+
+/* agent.c */
+int cmd_agent(int argc, char **argv);
+
+#endif

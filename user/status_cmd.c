@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgward status: the pinned links and, from the pinned maps, the policies in force. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "exit_codes.h"
+#include "loader.h"
+#include "policy_maps.h"
+#include "status_cmd.h"
+
+static const char usage[] =
+    "Usage: cgward status [--bpffs DIR]\n"
+    "Show what the agent pinned under DIR (default " LOADER_PIN_DIR "): each program\n"
+    "and whether its link is pinned (attached), and each policy id in the maps with\n"
+    "how many cgroups are bound to it and how many roots it has.\n"
+    "\n"
+    "      --bpffs DIR  where the agent pinned its programs and maps\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "Exit status: 0 every program is attached (the agent's readiness probe);\n"
+    "1 not attached, or the pins cannot be read; 2 usage error.\n";
+
+static const struct option long_options[] = {
+    {"bpffs", required_argument, NULL, 'b'},
+    {"help", no_argument, NULL, 'h'},
+    {},
+};
+
+static void print_link(const char *prog, int link_fd, void *arg)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	(*(int *)arg)++;
+	if (link_fd < 0) {
+		printf("program %s: not attached\n", prog);
+		return;
+	}
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len) == 0)
+		printf("program %s: attached (link %u, prog %u)\n", prog, info.id, info.prog_id);
+	else
+		printf("program %s: attached\n", prog);
+}
+
+struct policy_count {
+	__u32 policy_id;
+	unsigned long cgroups, roots;
+};
+
+struct policy_counts {
+	struct policy_count *items;
+	size_t n;
+	bool failed;
+};
+
+static void count_policy(__u64 cgroup_id, __u32 policy_id, __u32 flags, void *arg)
+{
+	struct policy_counts *counts = arg;
+	struct policy_count *grown;
+	size_t i;
+
+	(void)flags;
+	for (i = 0; i < counts->n && counts->items[i].policy_id != policy_id; i++)
+		;
+	if (i == counts->n) {
+		grown = realloc(counts->items, (counts->n + 1) * sizeof(*grown));
+		if (!grown) {
+			counts->failed = true;
+			return;
+		}
+		counts->items = grown;
+		counts->items[counts->n++] = (struct policy_count){.policy_id = policy_id};
+	}
+	if (cgroup_id)
+		counts->items[i].cgroups++;
+	else
+		counts->items[i].roots++;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct policy_count *x = a, *y = b;
+
+	return x->policy_id < y->policy_id ? -1 : x->policy_id > y->policy_id;
+}
+
+static void print_policies(const char *dir)
+{
+	struct loader_pinned pinned;
+	struct policy_counts counts = {};
+	struct policy_maps maps;
+	char err[4096 + 128];
+
+	if (loader_open_pinned(dir, &pinned, err, sizeof(err))) {
+		printf("maps: not pinned (%s)\n", err);
+		return;
+	}
+	maps = (struct policy_maps){.cgroup_policy_fd = pinned.cgroup_policy_fd,
+				    .write_roots_fd = pinned.write_roots_fd};
+	if (policy_maps_visit(&maps, count_policy, &counts) || counts.failed)
+		printf("maps: cannot be read\n");
+	qsort(counts.items, counts.n, sizeof(*counts.items), by_id);
+	for (size_t i = 0; i < counts.n; i++)
+		printf("policy %u: %lu cgroups bound, %lu roots\n", counts.items[i].policy_id,
+		       counts.items[i].cgroups, counts.items[i].roots);
+	if (!counts.n)
+		printf("policies: none\n");
+	free(counts.items);
+	loader_pinned_close(&pinned);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	const char *dir = LOADER_PIN_DIR;
+	int c, expected = 0, attached;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			dir = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "cgward: status: unexpected argument '%s'\n%s", argv[optind],
+			usage);
+		return EXIT_USAGE;
+	}
+	attached = loader_pinned_links(dir, print_link, &expected);
+	if (attached < 0) {
+		fprintf(stderr, "cgward: status: %s\n", strerror(-attached));
+		return EXIT_RUNTIME_ERROR;
+	}
+	print_policies(dir);
+	printf("%s: %d of %d programs attached\n", dir, attached, expected);
+	return expected > 0 && attached == expected ? 0 : EXIT_RUNTIME_ERROR;
+}
