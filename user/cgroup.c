@@ -362,17 +362,25 @@ static int write_limit(const char *dir, const char *file, const char *bytes, boo
 	return r;
 }
 
+/* The limit as the decimal byte count both hierarchies take. */
+static int limit_bytes(__u64 mib, char bytes[32], char *err, size_t errlen)
+{
+	int r = memory_limit_bytes(mib, bytes, 32);
+
+	if (r)
+		snprintf(err, errlen, "memory limit of %" PRIu64 " MiB: %s", (uint64_t)mib,
+			 strerror(-r));
+	return r;
+}
+
 int cgroup_memory_limit_write_v2(const char *dir, __u64 mib, char *err, size_t errlen)
 {
 	char bytes[32];
 	int r;
 
-	r = memory_limit_bytes(mib, bytes, sizeof(bytes));
-	if (r) {
-		snprintf(err, errlen, "memory limit of %" PRIu64 " MiB: %s", (uint64_t)mib,
-			 strerror(-r));
+	r = limit_bytes(mib, bytes, err, errlen);
+	if (r)
 		return r;
-	}
 	r = write_limit(dir, "memory.max", bytes, false, err, errlen);
 	/* Without swap accounting there is no memory.swap.max, and nothing to swap to bypass the
 	 * limit. */
@@ -384,12 +392,9 @@ int cgroup_memory_limit_write_v1(const char *dir, __u64 mib, char *err, size_t e
 	char bytes[32];
 	int r;
 
-	r = memory_limit_bytes(mib, bytes, sizeof(bytes));
-	if (r) {
-		snprintf(err, errlen, "memory limit of %" PRIu64 " MiB: %s", (uint64_t)mib,
-			 strerror(-r));
+	r = limit_bytes(mib, bytes, err, errlen);
+	if (r)
 		return r;
-	}
 	/* memsw (memory + swap) may never be below limit_in_bytes, so it is set second. */
 	r = write_limit(dir, "memory.limit_in_bytes", bytes, false, err, errlen);
 	return r ? r : write_limit(dir, "memory.memsw.limit_in_bytes", bytes, true, err, errlen);
