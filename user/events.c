@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "events.h"
+#include "pod_identity.h"
 
 static const char *const op_names[CGWARD_OP_MAX] = {
     [CGWARD_OP_OPEN_WRITE] = "open_write",
@@ -78,10 +79,24 @@ static void put_root(struct json_buf *out, const struct cgward_event *e,
 	json_key_null(out, "root");
 }
 
+/* Kubernetes workloads are named by their pod and container, parsed from the cgroup path. */
+static void put_pod_identity(struct json_buf *out, const char *cgroup_path)
+{
+	struct pod_identity pod;
+
+	if (pod_identity_parse(cgroup_path, &pod) != 0)
+		return;
+	json_key_cstr(out, "pod_uid", pod.pod_uid);
+	if (pod.container_id[0])
+		json_key_cstr(out, "container_id", pod.container_id);
+}
+
 static void put_context(struct json_buf *out, const struct event_context *ctx)
 {
-	if (ctx->cgroup_path)
+	if (ctx->cgroup_path) {
 		json_key_cstr(out, "cgroup", ctx->cgroup_path);
+		put_pod_identity(out, ctx->cgroup_path);
+	}
 	if (ctx->policy_name)
 		json_key_cstr(out, "policy", ctx->policy_name);
 }
