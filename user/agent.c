@@ -28,6 +28,7 @@
 #include "loader.h"
 #include "policy.h"
 #include "policy_maps.h"
+#include "wait_loop.h"
 
 struct agent_options {
 	const char *policy_path;
@@ -318,13 +319,6 @@ static void reload(struct agent *a)
 	reload_line(a, "ok", NULL, 0);
 }
 
-static int watch(int epoll_fd, int fd)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-
-	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
-}
-
 /* The policy file is watched through its directory: editors replace it by rename. */
 static int watch_policy_file(struct agent *a)
 {
@@ -364,15 +358,17 @@ static bool policy_file_changed(struct agent *a)
 static int block_signals(struct agent *a)
 {
 	sigset_t handled;
+	int ret;
 
 	sigemptyset(&handled);
 	sigaddset(&handled, SIGINT);
 	sigaddset(&handled, SIGTERM);
 	sigaddset(&handled, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &handled, NULL) != 0)
-		return -errno;
-	a->signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
-	return a->signal_fd < 0 ? -errno : 0;
+	ret = wait_loop_signal_fd(&handled, NULL);
+	if (ret < 0)
+		return ret;
+	a->signal_fd = ret;
+	return 0;
 }
 
 /* Programs pinned or re-adopted, the policy applied, the watches and events set up. */
@@ -437,13 +433,13 @@ static int set_up(struct agent *a)
 	a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	ret = a->epoll_fd < 0 ? -errno : 0;
 	if (ret == 0)
-		ret = watch(a->epoll_fd, a->signal_fd);
+		ret = wait_loop_watch(a->epoll_fd, a->signal_fd);
 	if (ret == 0)
-		ret = watch(a->epoll_fd, event_stream_fd(&a->events));
+		ret = wait_loop_watch(a->epoll_fd, event_stream_fd(&a->events));
 	if (ret == 0)
-		ret = watch(a->epoll_fd, a->tree.inotify_fd);
+		ret = wait_loop_watch(a->epoll_fd, a->tree.inotify_fd);
 	if (ret == 0)
-		ret = watch(a->epoll_fd, a->policy_watch_fd);
+		ret = wait_loop_watch(a->epoll_fd, a->policy_watch_fd);
 	if (ret) {
 		fprintf(stderr, "cgward: agent: epoll: %s\n", strerror(-ret));
 		return ret;

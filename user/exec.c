@@ -23,6 +23,7 @@
 #include "policy_maps.h"
 #include "roots.h"
 #include "spawn.h"
+#include "wait_loop.h"
 
 #define MAX_ROOTS		 64
 #define EXEC_POLICY_ID		 1 /* each exec has its own maps: one policy */
@@ -228,23 +229,18 @@ static int open_sink(struct execution *x)
 static int block_signals(struct execution *x, sigset_t *previous)
 {
 	sigset_t handled;
+	int ret;
 
 	sigemptyset(&handled);
 	sigaddset(&handled, SIGCHLD);
 	sigaddset(&handled, SIGINT);
 	sigaddset(&handled, SIGTERM);
 	sigaddset(&handled, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &handled, previous) != 0)
-		return -errno;
-	x->signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
-	return x->signal_fd < 0 ? -errno : 0;
-}
-
-static int watch(int epoll_fd, int fd)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-
-	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+	ret = wait_loop_signal_fd(&handled, previous);
+	if (ret < 0)
+		return ret;
+	x->signal_fd = ret;
+	return 0;
 }
 
 static const char *relative_cgroup(const struct execution *x)
@@ -370,9 +366,9 @@ static int run_command(struct execution *x)
 		ret = x->epoll_fd < 0 ? -errno : 0;
 	}
 	if (ret == 0)
-		ret = watch(x->epoll_fd, x->signal_fd);
+		ret = wait_loop_watch(x->epoll_fd, x->signal_fd);
 	if (ret == 0)
-		ret = watch(x->epoll_fd, event_stream_fd(&x->events));
+		ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
 	if (ret == 0)
 		ret = spawn_gated(x->opt.argv, &previous, &child);
 	if (ret) {
