@@ -26,6 +26,23 @@ enum cgward_op {
 	CGWARD_OP_SETATTR,
 	CGWARD_OP_SETXATTR,
 	CGWARD_OP_REMOVEXATTR,
+	/* Escape hatches: denied to every task of an enforced cgroup. */
+	CGWARD_OP_MOUNT,
+	CGWARD_OP_MOVE_MOUNT,
+	CGWARD_OP_UMOUNT,
+	CGWARD_OP_PIVOT_ROOT,
+	CGWARD_OP_BPF,
+	CGWARD_OP_KERNEL_MODULE,
+	CGWARD_OP_KEXEC,
+	/* Tasks outside the caller's boundary (peer_pid names the target). */
+	CGWARD_OP_PTRACE,
+	CGWARD_OP_SIGNAL,
+	/* Network, under CGWARD_POLICY_NO_NETWORK (family, addr and port name the peer). */
+	CGWARD_OP_CONNECT,
+	CGWARD_OP_BIND,
+	CGWARD_OP_SENDMSG,
+	/* A unix socket's file outside the roots, under CGWARD_POLICY_NO_UNIX_OUTSIDE. */
+	CGWARD_OP_UNIX_CONNECT,
 	CGWARD_OP_MAX,
 };
 
@@ -38,12 +55,22 @@ enum cgward_reason {
 	CGWARD_REASON_OUTSIDE_ROOTS = 1, /* no write root above the target */
 	CGWARD_REASON_READ_ONLY,	 /* the nearest root above it is read-only */
 	CGWARD_REASON_TOO_DEEP,		 /* more than CGWARD_MAX_DEPTH components */
+	CGWARD_REASON_PROTECTED_FS,	 /* bpffs or cgroupfs: never writable from inside */
+	CGWARD_REASON_ESCAPE_HATCH,	 /* an operation that could lift the boundary */
+	CGWARD_REASON_OUTSIDE_BOUNDARY,	 /* the target task is not in the caller's boundary */
+	CGWARD_REASON_NETWORK,		 /* the policy denies the network */
 };
 
-/* Policy of one cgroup2 cgroup, keyed by its id (the kernfs inode number). */
+/*
+ * Policy of one cgroup2 cgroup, keyed by its id (the kernfs inode number).
+ * boundary_id is the cgroup the policy was bound to; the cgroups below it
+ * that inherit the policy keep it, so tasks with the same boundary_id are
+ * inside one boundary (ptrace and signals between them are allowed).
+ */
 struct cgward_cgroup_policy {
 	__u32 policy_id;
 	__u32 flags;
+	__u64 boundary_id;
 };
 
 #define CGWARD_POLICY_AUDIT (1U << 0) /* report would-be denies, allow them */
@@ -53,6 +80,13 @@ struct cgward_cgroup_policy {
  * cgroup gets only the exec's own policy.
  */
 #define CGWARD_POLICY_MANDATORY (1U << 1)
+/* connect, bind and sendmsg to IPv4 and IPv6 addresses are denied... */
+#define CGWARD_POLICY_NO_NETWORK (1U << 2)
+/* ...except to loopback addresses (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104). */
+#define CGWARD_POLICY_ALLOW_LOOPBACK (1U << 3)
+/* Connecting or sending to a unix socket whose file is outside the roots, or abstract, is denied.
+ */
+#define CGWARD_POLICY_NO_UNIX_OUTSIDE (1U << 4)
 
 /*
  * A root is a directory identity, not a path string: the kernel's dev_t of its
@@ -93,6 +127,11 @@ struct cgward_event {
 	__u16 target_len;
 	__u32 root_dev; /* the deciding root for CGWARD_REASON_READ_ONLY, else 0 */
 	__u64 root_ino;
+	__u32 peer_pid; /* ptrace, signal: the target's tgid */
+	__u32 arg;	/* signal: its number; kernel_module, kexec: enum kernel_read_file_id */
+	__u16 family;	/* connect, bind, sendmsg: AF_INET or AF_INET6 */
+	__u16 port;	/* host byte order */
+	__u8 addr[16];	/* network byte order; IPv4 in the first 4 bytes */
 	char comm[CGWARD_COMM_LEN];
 	char path[2 * CGWARD_PATH_MAX];
 };

@@ -21,6 +21,10 @@
 #define S_IFCHR	 0020000
 #define S_IFIFO	 0010000
 
+#define BPF_FS_MAGIC	    0xcafe4a11
+#define CGROUP_SUPER_MAGIC  0x27e0eb
+#define CGROUP2_SUPER_MAGIC 0x63677270
+
 /*
  * The write target is removed or moved away, not written into: it may not be
  * (under) a read-only exception, but being a write root itself does not make
@@ -165,40 +169,42 @@ static __always_inline __u32 append_path(struct event_scratch *scratch, __u32 of
 	return len & (CGWARD_PATH_MAX - 1);
 }
 
-static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,
-			      const struct write_request *request, const struct walk_result *result)
+/*
+ * The event's fixed part, in the per-CPU scratch buffer; NULL if there is
+ * none. The caller fills what its operation names, then calls report_send.
+ */
+static __always_inline struct event_scratch *report_begin(const struct cgward_cgroup_policy *policy,
+							  __u64 cgroup_id, __u16 op, __u16 reason)
 {
-	__u32 zero = 0, size;
+	__u32 zero = 0;
 	struct event_scratch *scratch = bpf_map_lookup_elem(&event_scratch, &zero);
 	struct cgward_event *event;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u16 path_truncated = 0, target_truncated = 0;
-	__u64 *lost;
 
 	if (!scratch)
-		return;
+		return NULL;
 	event = &scratch->event;
+	__builtin_memset(event, 0, offsetof(struct cgward_event, path));
 	event->boot_ns = bpf_ktime_get_boot_ns();
 	event->cgroup_id = cgroup_id;
 	event->pid = (__u32)pid_tgid;
 	event->tgid = pid_tgid >> 32;
 	event->uid = (__u32)bpf_get_current_uid_gid();
 	event->policy_id = policy->policy_id;
-	event->op = request->op;
+	event->op = op;
 	event->verdict =
 	    policy->flags & CGWARD_POLICY_AUDIT ? CGWARD_VERDICT_AUDIT : CGWARD_VERDICT_DENY;
-	event->reason = result->reason;
-	event->root_dev = result->root_dev;
-	event->root_ino = result->root_ino;
+	event->reason = reason;
 	bpf_get_current_comm(event->comm, sizeof(event->comm));
-	event->path_len = append_path(scratch, 0, &request->path, &path_truncated);
-	event->target_len = 0;
-	if (request->target.dentry)
-		event->target_len =
-		    append_path(scratch, event->path_len, &request->target, &target_truncated);
-	event->flags = (path_truncated ? CGWARD_EVENT_PATH_TRUNCATED : 0) |
-		       (target_truncated ? CGWARD_EVENT_TARGET_TRUNCATED : 0) |
-		       (request->path.mnt ? 0 : CGWARD_EVENT_PATH_FROM_FS_ROOT);
+	return scratch;
+}
+
+/* Sends the event trimmed to its paths, or counts it lost when the ring buffer is full. */
+static __always_inline void report_send(struct event_scratch *scratch)
+{
+	struct cgward_event *event = &scratch->event;
+	__u32 zero = 0, size;
+	__u64 *lost;
 
 	size = offsetof(struct cgward_event, path) + event->path_len + event->target_len;
 	if (size > sizeof(*event))
@@ -207,7 +213,58 @@ static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 c
 		return;
 	lost = bpf_map_lookup_elem(&lost_events, &zero);
 	if (lost)
-		*lost += 1;
+		__sync_fetch_and_add(lost, 1);
+}
+
+static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,
+			      const struct write_request *request, const struct walk_result *result)
+{
+	struct event_scratch *scratch =
+	    report_begin(policy, cgroup_id, request->op, result->reason);
+	struct cgward_event *event;
+	__u16 path_truncated = 0, target_truncated = 0;
+
+	if (!scratch)
+		return;
+	event = &scratch->event;
+	event->root_dev = result->root_dev;
+	event->root_ino = result->root_ino;
+	event->path_len = append_path(scratch, 0, &request->path, &path_truncated);
+	if (request->target.dentry)
+		event->target_len =
+		    append_path(scratch, event->path_len, &request->target, &target_truncated);
+	event->flags = (path_truncated ? CGWARD_EVENT_PATH_TRUNCATED : 0) |
+		       (target_truncated ? CGWARD_EVENT_TARGET_TRUNCATED : 0) |
+		       (request->path.mnt ? 0 : CGWARD_EVENT_PATH_FROM_FS_ROOT);
+	report_send(scratch);
+}
+
+/* The calling task's policy, or NULL (the fast path) when its cgroup has none. */
+static __always_inline struct cgward_cgroup_policy *current_policy(__u64 *cgroup_id)
+{
+	*cgroup_id = bpf_get_current_cgroup_id();
+	return bpf_map_lookup_elem(&cgroup_policy, cgroup_id);
+}
+
+/* What a hook returns for an operation the policy denies: audit reports and allows. */
+static __always_inline int denied(const struct cgward_cgroup_policy *policy)
+{
+	return policy->flags & CGWARD_POLICY_AUDIT ? 0 : -EPERM;
+}
+
+/*
+ * The boundary's own state, whatever the roots say: its pinned programs and
+ * maps (bpffs) and the cgroups' control files (cgroupfs, v1 and v2).
+ */
+static __always_inline bool on_protected_fs(const struct write_target *target)
+{
+	struct dentry *dentry = target->dentry;
+	unsigned long magic;
+
+	if (!dentry)
+		return false;
+	magic = BPF_CORE_READ(dentry, d_sb, s_magic);
+	return magic == BPF_FS_MAGIC || magic == CGROUP_SUPER_MAGIC || magic == CGROUP2_SUPER_MAGIC;
 }
 
 /*
@@ -216,19 +273,23 @@ static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 c
  */
 static __always_inline int decide(const struct write_request *request)
 {
-	__u64 cgroup_id = bpf_get_current_cgroup_id();
-	struct cgward_cgroup_policy *policy = bpf_map_lookup_elem(&cgroup_policy, &cgroup_id);
+	__u64 cgroup_id;
+	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
 	struct walk_result result = {};
 
 	if (!policy)
 		return 0;
-	walk_to_root(policy->policy_id, &request->path, &result);
-	if (!result.reason && request->target.dentry)
-		walk_to_root(policy->policy_id, &request->target, &result);
+	if (on_protected_fs(&request->path) || on_protected_fs(&request->target)) {
+		result.reason = CGWARD_REASON_PROTECTED_FS;
+	} else {
+		walk_to_root(policy->policy_id, &request->path, &result);
+		if (!result.reason && request->target.dentry)
+			walk_to_root(policy->policy_id, &request->target, &result);
+	}
 	if (!result.reason)
 		return 0;
 	report(policy, cgroup_id, request, &result);
-	return policy->flags & CGWARD_POLICY_AUDIT ? 0 : -EPERM;
+	return denied(policy);
 }
 
 #endif

@@ -16,8 +16,9 @@
 /* A cgroup the agent bound, by id: names the cgroup and rule of its events. */
 struct agent_cgroup {
 	__u64 id;
-	char *path; /* relative to the cgroup2 root, e.g. "/ci.slice/job-1.scope" */
-	int rule;   /* index in the policy set applied */
+	char *path;	   /* relative to the cgroup2 root, e.g. "/ci.slice/job-1.scope" */
+	int rule;	   /* index in the policy set applied */
+	__u64 boundary_id; /* the nearest ancestor (or itself) bound to rule from above */
 };
 
 /* An inotify watch on a cgroup directory. */

@@ -104,7 +104,8 @@ static void forget_path(struct agent_tree *tree, const char *path)
 	*cg = tree->cgroups[--tree->n_cgroups];
 }
 
-static int remember(struct agent_tree *tree, __u64 id, const char *path, int rule)
+static int remember(struct agent_tree *tree, __u64 id, const char *path, int rule,
+		    __u64 boundary_id)
 {
 	struct agent_cgroup *cg = find_path(tree, path);
 
@@ -120,6 +121,7 @@ static int remember(struct agent_tree *tree, __u64 id, const char *path, int rul
 	}
 	cg->id = id;
 	cg->rule = rule;
+	cg->boundary_id = boundary_id;
 	return 0;
 }
 
@@ -161,12 +163,13 @@ static int join(char *out, size_t outlen, const char *dir, const char *name)
  * after the binding inherits it in the kernel, one made before is listed,
  * and one made after the watch is also reported by inotify.
  */
-static int visit(struct agent_tree *tree, const char *path, int parent_rule, bool log_binds)
+static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u64 parent_boundary,
+		 bool log_binds)
 {
 	char abs[PATH_MAX], child[PATH_MAX];
 	int rule = agent_effective_rule(tree->set, path, parent_rule);
 	struct dirent *entry;
-	__u64 id;
+	__u64 id, boundary = 0;
 	DIR *dir;
 	int ret;
 
@@ -179,10 +182,15 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, boo
 		ret = cgroup_read_id(abs, &id);
 		if (ret)
 			return ret == -ENOENT ? 0 : ret; /* removed meanwhile */
-		ret = policy_maps_bind_cgroup(tree->maps, id, tree->first_id + (__u32)rule,
-					      rule_flags(r));
+		/* A cgroup that inherits its parent's rule is inside the parent's boundary. */
+		boundary = rule == parent_rule && parent_boundary ? parent_boundary : id;
+		ret = policy_maps_bind_cgroup(
+		    tree->maps, id,
+		    &(struct cgward_cgroup_policy){.policy_id = tree->first_id + (__u32)rule,
+						   .flags = rule_flags(r),
+						   .boundary_id = boundary});
 		if (!ret)
-			ret = remember(tree, id, path, rule);
+			ret = remember(tree, id, path, rule, boundary);
 		if (ret)
 			return ret;
 		if (log_binds)
@@ -199,7 +207,7 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, boo
 			continue;
 		ret = join(child, sizeof(child), path, entry->d_name);
 		if (ret == 0)
-			ret = visit(tree, child, rule, log_binds);
+			ret = visit(tree, child, rule, boundary, log_binds);
 	}
 	closedir(dir);
 	return ret;
@@ -212,7 +220,7 @@ int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u3
 	tree->n_cgroups = 0;
 	tree->set = set;
 	tree->first_id = first_id;
-	return visit(tree, "/", -1, false);
+	return visit(tree, "/", -1, 0, false);
 }
 
 static const char *watch_path(const struct agent_tree *tree, int wd)
@@ -242,7 +250,7 @@ static int handle_event(struct agent_tree *tree, const struct inotify_event *ev,
 	char path[PATH_MAX];
 
 	if (ev->mask & IN_Q_OVERFLOW) /* creations were lost: walk everything again */
-		return visit(tree, "/", -1, log_binds);
+		return visit(tree, "/", -1, 0, log_binds);
 	if (ev->mask & IN_IGNORED) {
 		forget_watch(tree, ev->wd);
 		return 0;
@@ -254,7 +262,8 @@ static int handle_event(struct agent_tree *tree, const struct inotify_event *ev,
 		return 0;
 	}
 	parent = find_path(tree, dir);
-	return visit(tree, path, parent ? parent->rule : -1, log_binds);
+	return visit(tree, path, parent ? parent->rule : -1, parent ? parent->boundary_id : 0,
+		     log_binds);
 }
 
 int agent_tree_read_events(struct agent_tree *tree, bool log_binds)

@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include "events.h"
 #include "pod_identity.h"
@@ -21,6 +23,19 @@ static const char *const op_names[CGWARD_OP_MAX] = {
     [CGWARD_OP_SETATTR] = "setattr",
     [CGWARD_OP_SETXATTR] = "setxattr",
     [CGWARD_OP_REMOVEXATTR] = "removexattr",
+    [CGWARD_OP_MOUNT] = "mount",
+    [CGWARD_OP_MOVE_MOUNT] = "move_mount",
+    [CGWARD_OP_UMOUNT] = "umount",
+    [CGWARD_OP_PIVOT_ROOT] = "pivot_root",
+    [CGWARD_OP_BPF] = "bpf",
+    [CGWARD_OP_KERNEL_MODULE] = "kernel_module",
+    [CGWARD_OP_KEXEC] = "kexec",
+    [CGWARD_OP_PTRACE] = "ptrace",
+    [CGWARD_OP_SIGNAL] = "signal",
+    [CGWARD_OP_CONNECT] = "connect",
+    [CGWARD_OP_BIND] = "bind",
+    [CGWARD_OP_SENDMSG] = "sendmsg",
+    [CGWARD_OP_UNIX_CONNECT] = "unix_connect",
 };
 
 const char *event_op_name(__u16 op)
@@ -37,6 +52,14 @@ const char *event_reason_name(__u16 reason)
 		return "read_only";
 	case CGWARD_REASON_TOO_DEEP:
 		return "too_deep";
+	case CGWARD_REASON_PROTECTED_FS:
+		return "protected_fs";
+	case CGWARD_REASON_ESCAPE_HATCH:
+		return "escape_hatch";
+	case CGWARD_REASON_OUTSIDE_BOUNDARY:
+		return "outside_boundary";
+	case CGWARD_REASON_NETWORK:
+		return "network";
 	}
 	return "unknown";
 }
@@ -77,6 +100,39 @@ static void put_root(struct json_buf *out, const struct cgward_event *e,
 		}
 	}
 	json_key_null(out, "root");
+}
+
+/* The other end of a network operation: "family", "address" and "port". */
+static void put_address(struct json_buf *out, const struct cgward_event *e)
+{
+	char text[INET6_ADDRSTRLEN];
+	int family = e->family == AF_INET6 ? AF_INET6 : AF_INET;
+
+	json_key_cstr(out, "family", family == AF_INET6 ? "inet6" : "inet");
+	if (inet_ntop(family, e->addr, text, sizeof(text)))
+		json_key_cstr(out, "address", text);
+	else
+		json_key_null(out, "address");
+	json_key_u64(out, "port", e->port);
+}
+
+/* What a non-file operation acts on, besides its path. */
+static void put_operands(struct json_buf *out, const struct cgward_event *e)
+{
+	switch (e->op) {
+	case CGWARD_OP_PTRACE:
+		json_key_u64(out, "target_pid", e->peer_pid);
+		break;
+	case CGWARD_OP_SIGNAL:
+		json_key_u64(out, "target_pid", e->peer_pid);
+		json_key_u64(out, "signal", e->arg);
+		break;
+	case CGWARD_OP_CONNECT:
+	case CGWARD_OP_BIND:
+	case CGWARD_OP_SENDMSG:
+		put_address(out, e);
+		break;
+	}
 }
 
 /* Kubernetes workloads are named by their pod and container, parsed from the cgroup path. */
@@ -121,7 +177,8 @@ int event_to_json(const void *record, size_t size, const struct event_context *c
 	json_key_cstr(out, "verdict", e->verdict == CGWARD_VERDICT_AUDIT ? "audit" : "deny");
 	json_key_cstr(out, "op", event_op_name(e->op));
 	json_key_cstr(out, "reason", event_reason_name(e->reason));
-	json_key_str(out, "path", e->path, e->path_len);
+	if (e->path_len || e->op < CGWARD_OP_MOUNT) /* file operations always have one */
+		json_key_str(out, "path", e->path, e->path_len);
 	if (e->target_len)
 		json_key_str(out, "target", e->path + e->path_len, e->target_len);
 	if (e->flags & (CGWARD_EVENT_PATH_TRUNCATED | CGWARD_EVENT_TARGET_TRUNCATED))
@@ -129,6 +186,7 @@ int event_to_json(const void *record, size_t size, const struct event_context *c
 	if (e->flags & CGWARD_EVENT_PATH_FROM_FS_ROOT)
 		json_key_bool(out, "path_from_fs_root", true);
 	put_root(out, e, ctx);
+	put_operands(out, e);
 	json_key_u64(out, "pid", e->tgid);
 	json_key_u64(out, "tid", e->pid);
 	json_key_u64(out, "uid", e->uid);

@@ -33,7 +33,7 @@ struct exec_options {
 	const char *root_args[MAX_ROOTS];
 	__u32 root_access[MAX_ROOTS];
 	size_t n_root_args;
-	bool audit;
+	__u32 policy_flags; /* CGWARD_POLICY_* */
 	__u64 memory_mib;
 	const char *events_path;
 	const char *cgroup_parent;
@@ -126,7 +126,7 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			ret = add_root_arg(opt, optarg, CGWARD_ACCESS_READ_ONLY);
 			break;
 		case OPT_AUDIT:
-			opt->audit = true;
+			opt->policy_flags |= CGWARD_POLICY_AUDIT;
 			break;
 		case 'm':
 			ret = parse_memory(opt, optarg);
@@ -278,8 +278,11 @@ static int set_up_enforcement(struct execution *x)
 	x->maps.write_roots_fd = bpf_map__fd(x->skel->maps.write_roots);
 	ret = policy_maps_put_roots(&x->maps, EXEC_POLICY_ID, x->roots, x->n_roots);
 	if (ret == 0)
-		ret = policy_maps_bind_cgroup(&x->maps, x->cgroup.id, EXEC_POLICY_ID,
-					      x->opt.audit ? CGWARD_POLICY_AUDIT : 0);
+		ret = policy_maps_bind_cgroup(
+		    &x->maps, x->cgroup.id,
+		    &(struct cgward_cgroup_policy){.policy_id = EXEC_POLICY_ID,
+						   .flags = x->opt.policy_flags,
+						   .boundary_id = x->cgroup.id});
 	if (ret) {
 		fprintf(stderr, "cgward: cannot install the policy: %s\n", strerror(-ret));
 		return ret;

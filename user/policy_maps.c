@@ -38,12 +38,10 @@ void policy_maps_delete_roots(const struct policy_maps *maps, __u32 policy_id,
 	}
 }
 
-int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
-			    __u32 flags)
+int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
+			    const struct cgward_cgroup_policy *policy)
 {
-	struct cgward_cgroup_policy policy = {.policy_id = policy_id, .flags = flags};
-
-	if (bpf_map_update_elem(maps->cgroup_policy_fd, &cgroup_id, &policy, BPF_ANY) != 0)
+	if (bpf_map_update_elem(maps->cgroup_policy_fd, &cgroup_id, policy, BPF_ANY) != 0)
 		return -errno;
 	return 0;
 }

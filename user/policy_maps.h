@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "cgward_abi.h"
 #include "roots.h"
 
 struct policy_maps {
@@ -22,9 +23,9 @@ int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 void policy_maps_delete_roots(const struct policy_maps *maps, __u32 policy_id,
 			      const struct root_spec *roots, size_t n_roots);
 
-/* Binds (or rebinds, atomically) a cgroup to policy_id; flags: CGWARD_POLICY_*. */
-int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
-			    __u32 flags);
+/* Binds (or rebinds, atomically) a cgroup to a policy. */
+int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
+			    const struct cgward_cgroup_policy *policy);
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
 
 /*

@@ -85,8 +85,10 @@ static double now_ms(void)
 static int bind_synthetic(const struct policy_maps *maps, long n_cgroups)
 {
 	for (long i = 0; i < n_cgroups; i++) {
-		int ret = policy_maps_bind_cgroup(maps, SYNTHETIC_CGROUP_ID_BASE + (__u64)i,
-						  POLICY_ID, 0);
+		__u64 id = SYNTHETIC_CGROUP_ID_BASE + (__u64)i;
+		struct cgward_cgroup_policy policy = {.policy_id = POLICY_ID, .boundary_id = id};
+		int ret = policy_maps_bind_cgroup(maps, id, &policy);
+
 		if (ret)
 			return ret;
 	}
@@ -158,7 +160,10 @@ static int run_enforced(const struct policy_maps *maps, const struct scale_optio
 	if (spawn_gated(opt->argv, &mask, &child) != 0) {
 		fprintf(stderr, "policy_scale: cannot start %s\n", opt->argv[0]);
 	} else if (exec_cgroup_attach(&cgroup, child.pid, err, sizeof(err)) != 0 ||
-		   policy_maps_bind_cgroup(maps, cgroup.id, POLICY_ID, 0) != 0) {
+		   policy_maps_bind_cgroup(maps, cgroup.id,
+					   &(struct cgward_cgroup_policy){
+					       .policy_id = POLICY_ID, .boundary_id = cgroup.id}) !=
+		       0) {
 		fprintf(stderr, "policy_scale: cannot enforce on %s\n", opt->argv[0]);
 		spawn_abort(&child);
 	} else if (spawn_release(&child) != 0) {

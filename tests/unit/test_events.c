@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <sys/socket.h>
 
 #include "events.h"
 
@@ -39,6 +40,50 @@ static const char *format(const struct cgward_event *e, const char *cgroup, stru
 	assert_int_equal(
 	    event_to_json(e, offsetof(struct cgward_event, path) + e->path_len, &ctx, out), 0);
 	return out->data;
+}
+
+static void test_signal_names_its_target(void **state)
+{
+	struct cgward_event e = record("");
+	struct json_buf out;
+	const char *line;
+
+	(void)state;
+	e.op = CGWARD_OP_SIGNAL;
+	e.reason = CGWARD_REASON_OUTSIDE_BOUNDARY;
+	e.peer_pid = 1;
+	e.arg = 9;
+	line = format(&e, "/cgward-1-ab", &out);
+	assert_non_null(strstr(line, "\"op\":\"signal\",\"reason\":\"outside_boundary\",\"root\""));
+	assert_non_null(strstr(line, "\"target_pid\":1,\"signal\":9,\"pid\":7"));
+	json_free(&out);
+}
+
+static void test_connect_names_address_and_port(void **state)
+{
+	struct cgward_event e = record("");
+	struct json_buf out;
+	const char *line;
+
+	(void)state;
+	e.op = CGWARD_OP_CONNECT;
+	e.reason = CGWARD_REASON_NETWORK;
+	e.family = AF_INET6;
+	e.port = 443;
+	e.addr[0] = 0x20;
+	e.addr[1] = 0x01;
+	e.addr[2] = 0x0d;
+	e.addr[3] = 0xb8;
+	e.addr[15] = 1;
+	line = format(&e, "/cgward-1-ab", &out);
+	assert_non_null(
+	    strstr(line, "\"family\":\"inet6\",\"address\":\"2001:db8::1\",\"port\":443"));
+	e.family = AF_INET;
+	memcpy(e.addr, (unsigned char[]){192, 0, 2, 7}, 4);
+	json_free(&out);
+	line = format(&e, "/cgward-1-ab", &out);
+	assert_non_null(strstr(line, "\"family\":\"inet\",\"address\":\"192.0.2.7\",\"port\":443"));
+	json_free(&out);
 }
 
 static void test_fields_of_a_deny(void **state)
@@ -90,6 +135,8 @@ static void test_truncated_record_is_rejected(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_signal_names_its_target),
+	    cmocka_unit_test(test_connect_names_address_and_port),
 	    cmocka_unit_test(test_fields_of_a_deny),
 	    cmocka_unit_test(test_kubernetes_cgroup_names_pod_and_container),
 	    cmocka_unit_test(test_truncated_record_is_rejected),
