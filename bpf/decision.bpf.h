@@ -216,19 +216,13 @@ static __always_inline void report_send(struct event_scratch *scratch)
 		__sync_fetch_and_add(lost, 1);
 }
 
-static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,
-			      const struct write_request *request, const struct walk_result *result)
+/* Names the request's path, and its second path for rename and link, in the event. */
+static __always_inline void report_paths(struct event_scratch *scratch,
+					 const struct write_request *request)
 {
-	struct event_scratch *scratch =
-	    report_begin(policy, cgroup_id, request->op, result->reason);
-	struct cgward_event *event;
+	struct cgward_event *event = &scratch->event;
 	__u16 path_truncated = 0, target_truncated = 0;
 
-	if (!scratch)
-		return;
-	event = &scratch->event;
-	event->root_dev = result->root_dev;
-	event->root_ino = result->root_ino;
 	event->path_len = append_path(scratch, 0, &request->path, &path_truncated);
 	if (request->target.dentry)
 		event->target_len =
@@ -236,6 +230,19 @@ static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 c
 	event->flags = (path_truncated ? CGWARD_EVENT_PATH_TRUNCATED : 0) |
 		       (target_truncated ? CGWARD_EVENT_TARGET_TRUNCATED : 0) |
 		       (request->path.mnt ? 0 : CGWARD_EVENT_PATH_FROM_FS_ROOT);
+}
+
+static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,
+			      const struct write_request *request, const struct walk_result *result)
+{
+	struct event_scratch *scratch =
+	    report_begin(policy, cgroup_id, request->op, result->reason);
+
+	if (!scratch)
+		return;
+	scratch->event.root_dev = result->root_dev;
+	scratch->event.root_ino = result->root_ino;
+	report_paths(scratch, request);
 	report_send(scratch);
 }
 

@@ -402,6 +402,9 @@ static int set_up(struct agent *a)
 	a->tree.maps = &a->maps;
 	a->tree.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	ret = a->tree.inotify_fd < 0 ? -errno : 0;
+	if (ret == 0 && cgroup_read_self_id(&layout, &a->tree.self_id))
+		fprintf(stderr,
+			"cgward: agent: cannot find its own cgroup: a rule could bind it\n");
 	if (ret == 0)
 		ret = watch_policy_file(a);
 	if (ret == 0)

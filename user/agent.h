@@ -29,6 +29,7 @@ struct agent_watch {
 
 struct agent_tree {
 	char root[PATH_MAX]; /* the cgroup2 mount point */
+	__u64 self_id;	     /* the agent's own cgroup, never bound */
 	const struct policy_maps *maps;
 	int inotify_fd; /* IN_CREATE and IN_DELETE of every cgroup directory */
 	/* The policy applied, and the id of its first rule: rule i is policy first_id + i. */

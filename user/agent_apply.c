@@ -159,6 +159,16 @@ static int join(char *out, size_t outlen, const char *dir, const char *name)
 }
 
 /*
+ * The agent's own cgroup is never bound: bpf() and signals to the agent would
+ * be denied, and with them every reload and a clean stop.
+ */
+static int own_cgroup_unbound(const char *path)
+{
+	fprintf(stderr, "cgward: agent: %s is the agent's own cgroup: not bound\n", path);
+	return -1;
+}
+
+/*
  * Binds one cgroup, then watches it, then lists its children: a child made
  * after the binding inherits it in the kernel, one made before is listed,
  * and one made after the watch is also reported by inotify.
@@ -177,11 +187,15 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 	if (ret < 0 || (size_t)ret >= sizeof(abs))
 		return -ENAMETOOLONG;
 	if (rule >= 0) {
-		const struct policy_rule *r = &tree->set->rules[rule];
-
 		ret = cgroup_read_id(abs, &id);
 		if (ret)
 			return ret == -ENOENT ? 0 : ret; /* removed meanwhile */
+		if (id == tree->self_id)
+			rule = own_cgroup_unbound(path);
+	}
+	if (rule >= 0) {
+		const struct policy_rule *r = &tree->set->rules[rule];
+
 		/* A cgroup that inherits its parent's rule is inside the parent's boundary. */
 		boundary = rule == parent_rule && parent_boundary ? parent_boundary : id;
 		ret = policy_maps_bind_cgroup(

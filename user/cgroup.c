@@ -571,3 +571,35 @@ int cgroup_read_id(const char *path, __u64 *id)
 {
 	return read_cgroup_id(path, id);
 }
+
+/* The "0::PATH" line of /proc/self/cgroup: the process's cgroup2 cgroup. */
+static int read_unified_membership(const char *self_cgroup, char *path, size_t pathlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int r = -ENOENT;
+	FILE *file = fopen(self_cgroup, "re");
+
+	if (!file)
+		return -errno;
+	while (r == -ENOENT && getline(&line, &cap, file) > 0) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		r = snprintf(path, pathlen, "%s", line + 3) < (int)pathlen ? 0 : -ENAMETOOLONG;
+	}
+	free(line);
+	fclose(file);
+	return r;
+}
+
+int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id)
+{
+	char member[PATH_MAX], dir[2 * PATH_MAX];
+	int ret = read_unified_membership(layout->self_cgroup, member, sizeof(member));
+
+	if (ret)
+		return ret;
+	ret = join_path(dir, sizeof(dir), layout->unified, member);
+	return ret ? ret : cgroup_read_id(dir, id);
+}

@@ -62,6 +62,8 @@ int exec_cgroup_destroy(struct exec_cgroup *cg, int timeout_ms, char *err, size_
 
 /* The cgroup id of a cgroup2 directory, as bpf_get_current_cgroup_id() reports it. */
 int cgroup_read_id(const char *path, __u64 *id);
+/* The id of the calling process's cgroup2 cgroup. */
+int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id);
 
 /* The pieces exec_cgroup_* are made of, shared with gc.c and the unit tests. */
 

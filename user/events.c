@@ -127,6 +127,12 @@ static void put_operands(struct json_buf *out, const struct cgward_event *e)
 		json_key_u64(out, "target_pid", e->peer_pid);
 		json_key_u64(out, "signal", e->arg);
 		break;
+	case CGWARD_OP_MOUNT:
+		json_key_u64(out, "mount_flags", e->arg);
+		break;
+	case CGWARD_OP_BPF:
+		json_key_u64(out, "bpf_cmd", e->arg);
+		break;
 	case CGWARD_OP_CONNECT:
 	case CGWARD_OP_BIND:
 	case CGWARD_OP_SENDMSG:

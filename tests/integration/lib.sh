@@ -4,6 +4,7 @@
 
 CGWARD=${CGWARD:-$PWD/build/cgward}
 FSOP=${FSOP:-$PWD/build/fsop}
+HATCHOP=${HATCHOP:-$PWD/build/hatchop}
 CG2=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
 SUITE_CGROUP=$CG2/cgward-test-$$
 TEST_TMP=${TMPDIR:-/tmp}

@@ -256,6 +256,21 @@ static void test_own_memory_cgroup_is_found_below_the_mount(void **state)
 	assert_memory_self(&root->layout, "/", "9:name=memory_like:/x\n0::/\n", -ENOENT, message);
 }
 
+static void test_own_cgroup2_id_is_read_from_the_0_line(void **state)
+{
+	struct fake_root *root = *state;
+	__u64 id = 0, want = 0;
+
+	make_dir(under(root, "v2/a"));
+	make_dir(under(root, "v2/a/b"));
+	write_text(root->layout.self_cgroup, "4:memory:/x\n0::/a/b\n");
+	assert_int_equal(cgroup_read_id(under(root, "v2/a/b"), &want), 0);
+	assert_int_equal(cgroup_read_self_id(&root->layout, &id), 0);
+	assert_true(id == want);
+	write_text(root->layout.self_cgroup, "4:memory:/x\n");
+	assert_int_equal(cgroup_read_self_id(&root->layout, &id), -ENOENT);
+}
+
 static void test_name_shape(void **state)
 {
 	pid_t creator = 0;
@@ -697,6 +712,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_layout_of_pure_v2_host),
+	    FAKE_ROOT_TEST(test_own_cgroup2_id_is_read_from_the_0_line),
 	    cmocka_unit_test(test_layout_of_hybrid_host),
 	    cmocka_unit_test(test_layout_without_cgroup2_is_enoent),
 	    cmocka_unit_test(test_layout_unescapes_and_keeps_mount_root),

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Escape hatches: operations that would lift or route around the write
+ * boundary instead of writing through it. A task of an enforced cgroup may
+ * not change any mount tree (a new mount namespace included), call bpf(),
+ * load kernel code, or ptrace or signal a task outside its boundary.
+ */
+#include "decision.bpf.h"
+
+#define PTRACE_MODE_ATTACH 0x02
+
+/* Reports op, with up to two paths it names (NULL: none), and returns the policy's verdict. */
+static __always_inline int deny_hatch(__u16 op, struct dentry *dentry, struct vfsmount *mnt,
+				      const struct path *target, __u32 arg)
+{
+	__u64 cgroup_id;
+	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
+	struct write_request request = {.op = op, .path = {.dentry = dentry, .mnt = mnt}};
+	struct event_scratch *scratch;
+
+	if (!policy)
+		return 0;
+	if (target) {
+		request.target.dentry = BPF_CORE_READ(target, dentry);
+		request.target.mnt = BPF_CORE_READ(target, mnt);
+	}
+	scratch = report_begin(policy, cgroup_id, op, CGWARD_REASON_ESCAPE_HATCH);
+	if (scratch) {
+		scratch->event.arg = arg;
+		if (dentry)
+			report_paths(scratch, &request);
+		report_send(scratch);
+	}
+	return denied(policy);
+}
+
+static __always_inline int deny_hatch_at(__u16 op, const struct path *path,
+					 const struct path *target, __u32 arg)
+{
+	return deny_hatch(op, BPF_CORE_READ(path, dentry), BPF_CORE_READ(path, mnt), target, arg);
+}
+
+/*
+ * A task in the same boundary (its cgroup bound with the same policy, at
+ * the same cgroup or inherited from it) may be traced and signalled; any
+ * other may not.
+ */
+static __always_inline int deny_outside_boundary(__u16 op, struct task_struct *task, __u32 arg)
+{
+	__u64 cgroup_id, task_cgroup_id;
+	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
+	struct cgward_cgroup_policy *peer;
+	struct event_scratch *scratch;
+
+	if (!policy)
+		return 0;
+	task_cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	peer = bpf_map_lookup_elem(&cgroup_policy, &task_cgroup_id);
+	if (peer && peer->policy_id == policy->policy_id &&
+	    peer->boundary_id == policy->boundary_id)
+		return 0;
+	scratch = report_begin(policy, cgroup_id, op, CGWARD_REASON_OUTSIDE_BOUNDARY);
+	if (scratch) {
+		scratch->event.peer_pid = BPF_CORE_READ(task, tgid);
+		scratch->event.arg = arg;
+		report_send(scratch);
+	}
+	return denied(policy);
+}
+
+/* mount(2) of any kind: a bind or a tmpfs over a directory would change what a path reaches. */
+SEC("lsm/sb_mount")
+int BPF_PROG(sb_mount, const char *dev_name, const struct path *path, const char *type,
+	     unsigned long flags, void *data, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_hatch_at(CGWARD_OP_MOUNT, path, NULL, (__u32)flags);
+}
+
+/*
+ * Attaches what open_tree(2) cloned or fsmount(2) made. Both stay harmless
+ * while detached: no write root is beneath a detached tree, so writes into
+ * it are already denied.
+ */
+SEC("lsm/move_mount")
+int BPF_PROG(move_mount, const struct path *from_path, const struct path *to_path, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_hatch_at(CGWARD_OP_MOVE_MOUNT, from_path, to_path, 0);
+}
+
+SEC("lsm/sb_umount")
+int BPF_PROG(sb_umount, struct vfsmount *mnt, int flags, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_hatch(CGWARD_OP_UMOUNT, BPF_CORE_READ(mnt, mnt_root), mnt, NULL, (__u32)flags);
+}
+
+SEC("lsm/sb_pivotroot")
+int BPF_PROG(sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_hatch_at(CGWARD_OP_PIVOT_ROOT, new_path, old_path, 0);
+}
+
+/*
+ * bpf(2) could detach these programs or rewrite their maps. The hook gained
+ * an argument in Linux 6.14, which moves the previous verdict; it is not
+ * read, so an earlier deny is returned as this one.
+ */
+SEC("lsm/bpf")
+int BPF_PROG(bpf_syscall, int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return deny_hatch(CGWARD_OP_BPF, NULL, NULL, NULL, (__u32)cmd);
+}
+
+static __always_inline bool is_kexec(enum kernel_read_file_id id)
+{
+	return id == bpf_core_enum_value(enum kernel_read_file_id, READING_KEXEC_IMAGE) ||
+	       id == bpf_core_enum_value(enum kernel_read_file_id, READING_KEXEC_INITRAMFS);
+}
+
+/* finit_module(2), kexec_file_load(2), and firmware or policy files read on their behalf. */
+SEC("lsm/kernel_read_file")
+int BPF_PROG(kernel_read_file, struct file *file, enum kernel_read_file_id id, bool contents,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return deny_hatch(is_kexec(id) ? CGWARD_OP_KEXEC : CGWARD_OP_KERNEL_MODULE,
+			  BPF_CORE_READ(file, f_path.dentry), BPF_CORE_READ(file, f_path.mnt), NULL,
+			  id);
+}
+
+/* init_module(2) and kexec_load(2): the same from a buffer. */
+SEC("lsm/kernel_load_data")
+int BPF_PROG(kernel_load_data, enum kernel_load_data_id id, bool contents, int ret)
+{
+	bool kexec = id == bpf_core_enum_value(enum kernel_load_data_id, LOADING_KEXEC_IMAGE);
+
+	if (ret)
+		return ret;
+	return deny_hatch(kexec ? CGWARD_OP_KEXEC : CGWARD_OP_KERNEL_MODULE, NULL, NULL, NULL, id);
+}
+
+/*
+ * Attaching is what ptrace(2), process_vm_writev(2), pidfd_getfd(2) and
+ * /proc/PID/mem ask for; read access (ps reading /proc) stays allowed.
+ */
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(ptrace_access_check, struct task_struct *child, unsigned int mode, int ret)
+{
+	if (ret)
+		return ret;
+	if (!(mode & PTRACE_MODE_ATTACH))
+		return 0;
+	return deny_outside_boundary(CGWARD_OP_PTRACE, child, 0);
+}
+
+/* kill(2) and its kin; signal 0 only asks whether the task exists. */
+SEC("lsm/task_kill")
+int BPF_PROG(task_kill, struct task_struct *p, struct kernel_siginfo *info, int sig,
+	     const struct cred *cred, int ret)
+{
+	if (ret)
+		return ret;
+	if (!sig)
+		return 0;
+	return deny_outside_boundary(CGWARD_OP_SIGNAL, p, (__u32)sig);
+}

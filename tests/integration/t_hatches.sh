@@ -1,0 +1,166 @@
+# Escape hatches (issue 8): a root process inside an enforced cgroup cannot
+# change the mount tree, use bpf(), touch the pinned programs or the cgroup
+# files, load kernel code, or reach processes outside its boundary. Each test
+# proves the kernel's EPERM and its event, and that the same call works from
+# outside. Controls that change mounts run in a private mount namespace
+# (unshare -m) so that nothing outlives the test.
+# shellcheck shell=bash
+
+# expect_hatch OP: EV holds exactly one event, a deny of OP for an escape hatch.
+expect_hatch() {
+	expect_events 1 ".verdict == \"deny\" and .op == \"$1\" and .reason == \"escape_hatch\"
+		and (.cgroup | startswith(\"/cgward-test-\")) and (.comm | length > 0)"
+	expect_events 1 true
+}
+
+# unshare -m would make the new namespace's mounts private first: a mount, so denied.
+UNSHARE_M="unshare -m --propagation unchanged"
+
+test_bind_mount_and_tmpfs_over_a_root_are_denied_in_any_namespace() {
+	mkdir "$W/sub"
+	echo secret >"$O/f"
+	expect "$(lines EPERM EPERM)" cgx --root "$W" -- \
+		$UNSHARE_M sh -c "$HATCHOP mount-bind $O $W/sub; $HATCHOP mount-tmpfs $O"
+	# Had the bind happened, this would write O/f.
+	expect ok cgx --root "$W" -- "$FSOP" write "$W/sub/f" x
+	expect_content "$O/f" secret
+	expect_denies "mount $W/sub" "mount $O"
+	expect_events 2 '.reason == "escape_hatch"'
+	expect "$(lines ok ok)" $UNSHARE_M sh -c "$HATCHOP mount-bind $O $W/sub; $HATCHOP mount-tmpfs $O"
+}
+
+test_move_mount_of_a_clone_and_fsmount_are_denied() {
+	mkdir "$W/sub"
+	expect "$(lines EPERM EPERM)" cgx --root "$W" -- \
+		$UNSHARE_M sh -c "$HATCHOP move-mount $O $W/sub; $HATCHOP fsmount $W/sub"
+	expect_events 1 ".op == \"move_mount\" and .path == \"$O\" and .target == \"$W/sub\""
+	expect_events 1 ".op == \"move_mount\" and .target == \"$W/sub\" and .reason == \"escape_hatch\""
+	expect "$(lines ok ok)" $UNSHARE_M sh -c "$HATCHOP move-mount $O $W/sub; $HATCHOP fsmount $O"
+}
+
+test_umount_and_pivot_root_are_denied() {
+	mkdir "$T/m" "$T/newroot"
+	# The mounts exist only in this private namespace, made outside the cgroup.
+	expect "$(lines EPERM ok EPERM ok)" unshare -m sh -c "
+		mount -t tmpfs tmpfs $T/m && mount -t tmpfs tmpfs $T/newroot &&
+		mkdir $T/newroot/old && cd $T/newroot || exit
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- $HATCHOP umount $T/m
+		$HATCHOP umount $T/m
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- \
+			$HATCHOP pivot-root . old
+		exec $HATCHOP pivot-root . old"
+	expect_events 1 ".op == \"umount\" and .path == \"$T/m\" and .reason == \"escape_hatch\""
+	expect_events 1 ".op == \"pivot_root\" and .path == \"$T/newroot\"
+		and .target == \"$T/newroot/old\" and .reason == \"escape_hatch\""
+	expect_events 2 true
+}
+
+test_bpf_syscall_is_denied() {
+	expect EPERM cgx --root "$W" -- "$HATCHOP" bpf-map-create
+	expect_hatch bpf
+	expect_events 1 '.bpf_cmd == 0' # BPF_MAP_CREATE
+	expect ok "$HATCHOP" bpf-map-create
+}
+
+# Even when a root covers them: bpffs holds the pinned boundary, cgroupfs the cgroups.
+test_pinned_objects_and_cgroup_files_are_protected_even_inside_roots() {
+	local pin=/sys/fs/bpf/cgward-test-$$
+	bpftool map create "$pin" type array key 4 value 4 entries 1 name cgward_test
+	expect "$(lines EPERM EPERM EPERM EPERM)" cgx --root /sys/fs/bpf --root "$SUITE_CGROUP" -- \
+		sh -c "$FSOP unlink $pin; $FSOP rename $pin $pin.moved
+			$FSOP mkdir $SUITE_CGROUP/escape; $FSOP open-write $SUITE_CGROUP/cgroup.subtree_control"
+	[ -e "$pin" ] || fail "$pin was removed"
+	expect_absent "$SUITE_CGROUP/escape"
+	expect_events 4 '.verdict == "deny" and .reason == "protected_fs"'
+	expect_events 1 ".op == \"unlink\" and .path == \"$pin\""
+	expect_events 1 ".op == \"mkdir\" and .path == \"$SUITE_CGROUP/escape\""
+	expect ok "$FSOP" unlink "$pin"
+	expect ok "$FSOP" mkdir "$SUITE_CGROUP/escape"
+	rmdir "$SUITE_CGROUP/escape"
+}
+
+test_kernel_module_loading_is_denied() {
+	local module=/lib/modules/$(uname -r)/kernel/lib/crc7.ko
+	[ -f "$module" ] || fail "no $module to load"
+	grep -q '^crc7 ' /proc/modules && fail "crc7 is loaded already"
+	expect EPERM cgx --root "$W" -- "$HATCHOP" finit-module "$module"
+	grep -q '^crc7 ' /proc/modules && fail "crc7 was loaded from inside"
+	expect_hatch kernel_module
+	expect_events 1 ".path == \"$module\""
+	expect ok "$HATCHOP" finit-module "$module"
+	rmmod crc7
+}
+
+test_kexec_file_load_is_denied() {
+	local image=/boot/vmlinuz-$(uname -r)
+	[ -f "$image" ] || fail "no $image to load"
+	expect EPERM cgx --root "$W" -- "$HATCHOP" kexec-file "$image"
+	expect_hatch kexec
+	expect_events 1 ".path == \"$image\""
+	expect ok "$HATCHOP" kexec-file "$image" # loaded for a later kexec, then unloaded
+}
+
+# The same calls succeed on a process inside the boundary, and from outside.
+test_ptrace_and_memory_access_outside_the_boundary_are_denied() {
+	sleep 1000 &
+	local victim=$!
+	expect "$(lines EPERM EPERM EPERM)" cgx --root "$W" -- \
+		sh -c "$HATCHOP ptrace $victim; $HATCHOP vm-write $victim; $HATCHOP pidfd-getfd $victim 0"
+	expect "$(lines ok EFAULT ok)" cgx --root "$W" -- sh -c \
+		"sleep 1000 & p=\$!; $HATCHOP ptrace \$p; $HATCHOP vm-write \$p; $HATCHOP pidfd-getfd \$p 0; kill \$p"
+	expect "$(lines ok EFAULT)" sh -c "$HATCHOP ptrace $victim; $HATCHOP vm-write $victim"
+	kill "$victim"
+	expect_events 3 ".verdict == \"deny\" and .op == \"ptrace\" and .reason == \"outside_boundary\"
+		and .target_pid == $victim"
+	expect_events 3 true
+}
+
+test_signals_outside_the_boundary_are_denied() {
+	sleep 1000 &
+	local victim=$!
+	expect "$(lines EPERM EPERM ok)" cgx --root "$W" -- \
+		sh -c "$HATCHOP kill $victim 15; $HATCHOP kill $victim 9; $HATCHOP kill $victim 0"
+	kill -0 "$victim" || fail "the process outside was killed"
+	expect ok cgx --root "$W" -- sh -c "sleep 1000 & exec $HATCHOP kill \$! 15"
+	expect_events 1 ".op == \"signal\" and .signal == 15 and .target_pid == $victim
+		and .reason == \"outside_boundary\""
+	expect_events 1 ".op == \"signal\" and .signal == 9"
+	expect_events 2 true
+	expect ok "$HATCHOP" kill "$victim" 15
+}
+
+# The agent's own boundary: its cgroups cannot signal it, nor each other.
+test_agent_cannot_be_signalled_and_its_cgroups_are_separate() {
+	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job-a" "$SUITE_CGROUP/job-b"
+	agent_start
+	in_cg "$SUITE_CGROUP/job-b" sleep 1000 &
+	local other=$!
+	expect "$(lines EPERM EPERM EPERM)" in_cg "$SUITE_CGROUP/job-a" sh -c \
+		"$HATCHOP kill $AGENT_PID 9; $HATCHOP kill $other 9; $HATCHOP bpf-map-create"
+	kill -0 "$AGENT_PID" || fail "the agent was killed"
+	wait_line "$EV" '"op":"bpf"'
+	expect_events 1 ".op == \"signal\" and .target_pid == $AGENT_PID and .policy == \"jobs\""
+	expect_events 1 ".op == \"signal\" and .target_pid == $other and .cgroup == \"$REL/job-a\""
+	kill "$other"
+	agent_stop
+}
+
+# bpf() is denied in enforced cgroups: an agent that bound its own cgroup
+# could neither reload nor be stopped cleanly, so it never binds it.
+test_agent_never_binds_its_own_cgroup() {
+	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job-agent" "$SUITE_CGROUP/job-1"
+	in_cg "$SUITE_CGROUP/job-agent" \
+		"$CGWARD" agent --policy "$T/policy.yaml" --events "$EV" >"$T/agent.out" 2>>"$T/agent.log" &
+	AGENT_PID=$!
+	trap agent_stop EXIT
+	agent_wait_log "ready:"
+	agent_wait_log "$REL/job-agent is the agent's own cgroup: not bound"
+	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/f" x
+	agent_policy jobs "$O" false "$REL/job-*" >"$T/policy.yaml" # reloads it
+	wait_line "$EV" '"op":"reload"'
+	expect_events 1 '.op == "reload" and .result == "ok"'
+	expect ok in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/f" x
+	agent_stop
+}
