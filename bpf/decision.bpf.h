@@ -84,8 +84,8 @@ struct name_state {
 #define WALK_DONE 1
 
 /* decision.bpf.c */
-extern int walk_step(struct walk_state *state);
-extern int name_step(struct name_state *state, struct event_scratch *scratch);
+extern int walk_path(struct walk_state *state);
+extern int name_path(struct name_state *state, struct event_scratch *scratch);
 
 /* The struct mount around a vfsmount, where the mount tree links are; 0 for none. */
 static __always_inline __u64 walk_mount(struct vfsmount *vfsmnt)
@@ -126,10 +126,7 @@ static __always_inline void walk_to_root(__u32 policy_id, const struct write_tar
 	    .result = {.reason = CGWARD_REASON_TOO_DEEP},
 	};
 
-	for (int depth = 0; depth < CGWARD_MAX_DEPTH; depth++) {
-		if (walk_step(&state) == WALK_DONE)
-			break;
-	}
+	walk_path(&state);
 	*result = state.result;
 }
 
@@ -144,13 +141,9 @@ static __always_inline __u32 reverse_path(struct event_scratch *scratch,
 	    .task_root_mnt = walk_mount(BPF_CORE_READ(task, fs, root.mnt)),
 	    .start = CGWARD_PATH_MAX,
 	};
-	int depth;
 
-	for (depth = 0; depth < CGWARD_MAX_DEPTH; depth++) {
-		if (name_step(&state, scratch) == WALK_DONE)
-			break;
-	}
-	*truncated = state.truncated || depth == CGWARD_MAX_DEPTH;
+	name_path(&state, scratch);
+	*truncated = state.truncated;
 	if (state.start == CGWARD_PATH_MAX)
 		scratch->reversed[--state.start] = '/';
 	return state.start;
