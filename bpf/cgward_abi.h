@@ -138,7 +138,11 @@ struct cgward_event {
 
 #define CGWARD_EVENT_PATH_TRUNCATED   (1U << 0)
 #define CGWARD_EVENT_TARGET_TRUNCATED (1U << 1)
-/* The mount was unknown (inode hooks): path starts at its file system's root. */
-#define CGWARD_EVENT_PATH_FROM_FS_ROOT (1U << 2)
+/*
+ * The mount was unknown (inode hooks) or detached (open_tree, fsmount): the
+ * path starts at its file system's root.
+ */
+#define CGWARD_EVENT_PATH_FROM_FS_ROOT	 (1U << 2)
+#define CGWARD_EVENT_TARGET_FROM_FS_ROOT (1U << 3)
 
 #endif

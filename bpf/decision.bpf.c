@@ -93,14 +93,25 @@ __noinline int name_step(struct name_state *state, struct event_scratch *scratch
 	if (state->pos.dentry == state->task_root && state->pos.mnt == state->task_root_mnt)
 		return WALK_DONE;
 	dentry = (struct dentry *)state->pos.dentry;
-	if (!step_up(&state->pos))
-		return WALK_DONE;
+	if (!step_up(&state->pos)) {
+		if (!state->pos.mnt)
+			return WALK_DONE;
+		/*
+		 * The top of a mount tree: of the namespace, or of a detached
+		 * tree (open_tree, fsmount) that has no name there. The name
+		 * goes on within the file system, as the inode hooks name paths.
+		 */
+		state->pos.mnt = 0;
+		return WALK_ON;
+	}
+	if (!state->pos.mnt)
+		state->flags |= NAME_FROM_FS_ROOT;
 	if (state->pos.crossed_mount)
 		return WALK_ON; /* a mount's root has the name of its mount point */
 	len = BPF_CORE_READ(dentry, d_name.len) & NAME_MAX;
 	name = BPF_CORE_READ(dentry, d_name.name);
 	if (len + 1 >= state->start) {
-		state->truncated = 1;
+		state->flags |= NAME_TRUNCATED;
 		return WALK_DONE;
 	}
 	state->start -= len;
@@ -120,7 +131,7 @@ __noinline int walk_path(struct walk_state *state)
 	return 0;
 }
 
-/* Names state->pos in scratch->reversed; state->truncated when the name is cut short. */
+/* Names state->pos in scratch->reversed; NAME_TRUNCATED when the name is cut short. */
 __noinline int name_path(struct name_state *state, struct event_scratch *scratch)
 {
 	if (!state)
@@ -129,6 +140,6 @@ __noinline int name_path(struct name_state *state, struct event_scratch *scratch
 		if (name_step(state, scratch) == WALK_DONE)
 			return 0;
 	}
-	state->truncated = 1;
+	state->flags |= NAME_TRUNCATED;
 	return 0;
 }

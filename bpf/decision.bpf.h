@@ -77,8 +77,11 @@ struct name_state {
 	__u64 task_root;
 	__u64 task_root_mnt;
 	__u32 start; /* where the path begins in event_scratch.reversed */
-	__u32 truncated;
+	__u32 flags; /* NAME_* */
 };
+
+#define NAME_TRUNCATED	  (1U << 0)
+#define NAME_FROM_FS_ROOT (1U << 1) /* no mount, or a detached one: named within its file system */
 
 #define WALK_ON	  0
 #define WALK_DONE 1
@@ -132,7 +135,7 @@ static __always_inline void walk_to_root(__u32 policy_id, const struct write_tar
 
 /* Writes the path of target into scratch->reversed, leaf first from the end; returns its start. */
 static __always_inline __u32 reverse_path(struct event_scratch *scratch,
-					  const struct write_target *target, __u16 *truncated)
+					  const struct write_target *target, __u32 *flags)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct name_state state = {
@@ -143,7 +146,7 @@ static __always_inline __u32 reverse_path(struct event_scratch *scratch,
 	};
 
 	name_path(&state, scratch);
-	*truncated = state.truncated;
+	*flags = state.flags;
 	if (state.start == CGWARD_PATH_MAX)
 		scratch->reversed[--state.start] = '/';
 	return state.start;
@@ -151,9 +154,9 @@ static __always_inline __u32 reverse_path(struct event_scratch *scratch,
 
 /* Appends the path of target at offset in event->path; returns its length. */
 static __always_inline __u32 append_path(struct event_scratch *scratch, __u32 offset,
-					 const struct write_target *target, __u16 *truncated)
+					 const struct write_target *target, __u32 *flags)
 {
-	__u32 start = reverse_path(scratch, target, truncated);
+	__u32 start = reverse_path(scratch, target, flags);
 	__u32 len = CGWARD_PATH_MAX - start;
 
 	bpf_probe_read_kernel(&scratch->event.path[offset & (CGWARD_PATH_MAX - 1)],
@@ -214,15 +217,16 @@ static __always_inline void report_paths(struct event_scratch *scratch,
 					 const struct write_request *request)
 {
 	struct cgward_event *event = &scratch->event;
-	__u16 path_truncated = 0, target_truncated = 0;
+	__u32 path_flags = 0, target_flags = 0;
 
-	event->path_len = append_path(scratch, 0, &request->path, &path_truncated);
+	event->path_len = append_path(scratch, 0, &request->path, &path_flags);
 	if (request->target.dentry)
 		event->target_len =
-		    append_path(scratch, event->path_len, &request->target, &target_truncated);
-	event->flags = (path_truncated ? CGWARD_EVENT_PATH_TRUNCATED : 0) |
-		       (target_truncated ? CGWARD_EVENT_TARGET_TRUNCATED : 0) |
-		       (request->path.mnt ? 0 : CGWARD_EVENT_PATH_FROM_FS_ROOT);
+		    append_path(scratch, event->path_len, &request->target, &target_flags);
+	event->flags = (path_flags & NAME_TRUNCATED ? CGWARD_EVENT_PATH_TRUNCATED : 0) |
+		       (target_flags & NAME_TRUNCATED ? CGWARD_EVENT_TARGET_TRUNCATED : 0) |
+		       (path_flags & NAME_FROM_FS_ROOT ? CGWARD_EVENT_PATH_FROM_FS_ROOT : 0) |
+		       (target_flags & NAME_FROM_FS_ROOT ? CGWARD_EVENT_TARGET_FROM_FS_ROOT : 0);
 }
 
 static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,

@@ -191,6 +191,8 @@ int event_to_json(const void *record, size_t size, const struct event_context *c
 		json_key_bool(out, "truncated", true);
 	if (e->flags & CGWARD_EVENT_PATH_FROM_FS_ROOT)
 		json_key_bool(out, "path_from_fs_root", true);
+	if (e->flags & CGWARD_EVENT_TARGET_FROM_FS_ROOT)
+		json_key_bool(out, "target_from_fs_root", true);
 	put_root(out, e, ctx);
 	put_operands(out, e);
 	json_key_u64(out, "pid", e->tgid);

@@ -49,7 +49,25 @@ prepare_test() {
 
 clean_up_tests() {
 	rm -rf "$TEST_TMP"/cgward-test.*
-	find "$SUITE_CGROUP" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null || true
+}
+
+# reap_cgroups: removes the cgroups a test left under the suite's cgroup.
+# Empty ones go quietly; where processes still run (only the tests' own:
+# all are beneath it), it kills them, names the cgroups and fails, so the
+# test that leaked them fails.
+reap_cgroups() {
+	local left dir
+	find "$SUITE_CGROUP" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	left=$(find "$SUITE_CGROUP" -mindepth 1 -depth -type d)
+	[ -n "$left" ] || return 0
+	echo "cgroups left behind: $left"
+	for dir in $left; do
+		echo 1 >"$dir/cgroup.kill" 2>/dev/null || xargs -r kill -9 <"$dir/cgroup.procs"
+	done
+	for dir in $left; do
+		for _ in $(seq 50); do rmdir "$dir" 2>/dev/null && break; sleep 0.1; done
+	done
+	return 1
 }
 
 # cgward exec in the suite's cgroup, events to EV.

@@ -16,11 +16,15 @@ agent_policy() {
 	printf '    write_roots: [%s]\n    mandatory: %s\n' "$root" "$mandatory"
 }
 
+# agent_start: an agent in the background, ready; a restarted one too (its
+# own "ready:" line, not the one its predecessor left in the log).
 agent_start() {
+	local readies
+	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
 	"$CGWARD" agent --policy "$T/policy.yaml" --events "$EV" >"$T/agent.out" 2>>"$T/agent.log" &
 	AGENT_PID=$!
 	trap agent_stop EXIT
-	agent_wait_log "ready:"
+	agent_wait_log "ready:" $((readies + 1))
 }
 
 agent_stop() {
@@ -53,6 +57,12 @@ agent_wait_log() {
 # in_cg DIR CMD...: CMD moved into the cgroup DIR first.
 in_cg() {
 	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$@"
+}
+
+# in_cg_bg DIR CMD...: the same in the background, CMD's pid in $! (a
+# function run with & would leave its own subshell's pid there instead).
+in_cg_bg() {
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$@" &
 }
 
 test_agent_enforces_existing_and_new_cgroups() {
