@@ -80,8 +80,9 @@ struct name_state {
 	__u32 flags; /* NAME_* */
 };
 
-#define NAME_TRUNCATED	  (1U << 0)
-#define NAME_FROM_FS_ROOT (1U << 1) /* no mount, or a detached one: named within its file system */
+#define NAME_TRUNCATED (1U << 0)
+/* No mount, or a detached one: the path is named within its file system. */
+#define NAME_FROM_FS_ROOT (1U << 1)
 
 #define WALK_ON	  0
 #define WALK_DONE 1
