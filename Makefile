@@ -184,7 +184,7 @@ test-integration: all $(TEST_TOOLS)
 # The guest shares this tree: build here, run the suite there.
 test-vm: all $(TEST_TOOLS)
 	tests/vm/selftest
-	tests/vm/run --timeout 2400 -- tests/integration/run
+	tests/vm/run --timeout 1200 -- tests/integration/run
 
 # valgrind over the policy checker: the examples that validate on this host, and
 # the invalid fixtures (exit 2, and no leak on the error paths either).

@@ -59,7 +59,10 @@ int agent_effective_rule(const struct policy_set *set, const char *path, int par
 static __u32 rule_flags(const struct policy_rule *rule)
 {
 	return (rule->audit ? CGWARD_POLICY_AUDIT : 0) |
-	       (rule->mandatory ? CGWARD_POLICY_MANDATORY : 0);
+	       (rule->mandatory ? CGWARD_POLICY_MANDATORY : 0) |
+	       (rule->no_network ? CGWARD_POLICY_NO_NETWORK : 0) |
+	       (rule->allow_loopback ? CGWARD_POLICY_ALLOW_LOOPBACK : 0) |
+	       (rule->no_unix_outside ? CGWARD_POLICY_NO_UNIX_OUTSIDE : 0);
 }
 
 static int grow(void **items, size_t *cap, size_t n, size_t size)

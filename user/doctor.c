@@ -7,6 +7,7 @@
 #include "cgroup.h"
 #include "doctor.h"
 #include "exit_codes.h"
+#include "cgward_abi.h"
 #include "loader.h"
 
 static const char usage[] =
@@ -48,7 +49,8 @@ static bool check_bpf(void)
 	report("lsm", ok, ok ? "bpf is an active LSM, kernel BTF present" : err);
 	if (!ok)
 		return false;
-	ok = loader_load(&skel, err, sizeof(err)) == 0;
+	ok = loader_load(&skel, CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_NO_UNIX_OUTSIDE, err,
+			 sizeof(err)) == 0;
 	report("programs", ok, ok ? "cgward's BPF programs pass the verifier" : err);
 	if (ok)
 		loader_close(skel);

@@ -66,6 +66,10 @@ static const char usage[] =
     "      --ro DIR          a read-only exception nested in a root (repeatable);\n"
     "                        the most specific path wins\n"
     "      --audit           report would-be denies as \"verdict\":\"audit\", allow them\n"
+    "      --no-network      deny connect, bind and sendmsg to IPv4 and IPv6 addresses\n"
+    "      --allow-loopback  with --no-network: loopback addresses stay reachable\n"
+    "      --no-unix-outside deny connecting and sending to unix sockets whose file\n"
+    "                        is outside the roots\n"
     "  -m, --memory MIB      memory limit in whole MiB (0: none). cgroup v2: memory.max of\n"
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
     "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
@@ -98,12 +102,23 @@ static int parse_memory(struct exec_options *opt, const char *text)
 	return ret;
 }
 
-enum { OPT_RO = 256, OPT_AUDIT, OPT_EVENTS, OPT_CGROUP_PARENT };
+enum {
+	OPT_RO = 256,
+	OPT_AUDIT,
+	OPT_EVENTS,
+	OPT_CGROUP_PARENT,
+	OPT_NO_NETWORK,
+	OPT_ALLOW_LOOPBACK,
+	OPT_NO_UNIX_OUTSIDE
+};
 
 static const struct option long_options[] = {
     {"root", required_argument, NULL, 'r'},
     {"ro", required_argument, NULL, OPT_RO},
     {"audit", no_argument, NULL, OPT_AUDIT},
+    {"no-network", no_argument, NULL, OPT_NO_NETWORK},
+    {"allow-loopback", no_argument, NULL, OPT_ALLOW_LOOPBACK},
+    {"no-unix-outside", no_argument, NULL, OPT_NO_UNIX_OUTSIDE},
     {"memory", required_argument, NULL, 'm'},
     {"events", required_argument, NULL, OPT_EVENTS},
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
@@ -128,6 +143,15 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 		case OPT_AUDIT:
 			opt->policy_flags |= CGWARD_POLICY_AUDIT;
 			break;
+		case OPT_NO_NETWORK:
+			opt->policy_flags |= CGWARD_POLICY_NO_NETWORK;
+			break;
+		case OPT_ALLOW_LOOPBACK:
+			opt->policy_flags |= CGWARD_POLICY_ALLOW_LOOPBACK;
+			break;
+		case OPT_NO_UNIX_OUTSIDE:
+			opt->policy_flags |= CGWARD_POLICY_NO_UNIX_OUTSIDE;
+			break;
 		case 'm':
 			ret = parse_memory(opt, optarg);
 			break;
@@ -147,6 +171,11 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 	}
 	if (ret)
 		return ret;
+	if ((opt->policy_flags & CGWARD_POLICY_ALLOW_LOOPBACK) &&
+	    !(opt->policy_flags & CGWARD_POLICY_NO_NETWORK)) {
+		fprintf(stderr, "cgward: exec: --allow-loopback needs --no-network\n");
+		return -EINVAL;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "cgward: exec: no command given\n%s", usage);
 		return -EINVAL;
@@ -262,7 +291,7 @@ static int set_up_enforcement(struct execution *x)
 		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = loader_load(&x->skel, err, sizeof(err));
+	ret = loader_load(&x->skel, x->opt.policy_flags, err, sizeof(err));
 	if (ret == 0)
 		ret = loader_attach(x->skel, err, sizeof(err));
 	if (ret == 0) {

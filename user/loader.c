@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgward.skel.h"
+#include "cgward_abi.h"
 #include "loader.h"
 
 #define SECURITYFS  "/sys/kernel/security"
@@ -171,7 +172,23 @@ static void select_hook_variants(struct cgward_bpf *skel)
 	bpf_program__set_autoload(skel->progs.inode_setattr_idmapped, idmapped);
 }
 
-int loader_load(struct cgward_bpf **skel, char *err, size_t errlen)
+/*
+ * The network programs, for a policy that asks for them: each attached
+ * program runs on every call of its hook and costs a detach at exit.
+ */
+static void select_policy_programs(struct cgward_bpf *skel, __u32 policy_flags)
+{
+	bool network = policy_flags & CGWARD_POLICY_NO_NETWORK;
+	bool unix_outside = policy_flags & CGWARD_POLICY_NO_UNIX_OUTSIDE;
+
+	bpf_program__set_autoload(skel->progs.socket_connect, network);
+	bpf_program__set_autoload(skel->progs.socket_bind, network);
+	bpf_program__set_autoload(skel->progs.socket_sendmsg, network);
+	bpf_program__set_autoload(skel->progs.unix_stream_connect, unix_outside);
+	bpf_program__set_autoload(skel->progs.unix_may_send, unix_outside);
+}
+
+int loader_load(struct cgward_bpf **skel, __u32 policy_flags, char *err, size_t errlen)
 {
 	int ret = loader_probe(err, errlen);
 
@@ -186,6 +203,7 @@ int loader_load(struct cgward_bpf **skel, char *err, size_t errlen)
 		return ret;
 	}
 	select_hook_variants(*skel);
+	select_policy_programs(*skel, policy_flags);
 	ret = cgward_bpf__load(*skel);
 	if (ret) {
 		describe_load_error(ret, err, errlen);

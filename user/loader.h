@@ -5,6 +5,7 @@
 #define CGWARD_LOADER_H
 
 #include <stddef.h>
+#include <linux/types.h>
 
 struct cgward_bpf;
 
@@ -15,8 +16,11 @@ struct cgward_bpf;
  */
 int loader_probe(char *err, size_t errlen);
 
-/* Probes, opens and loads the programs (the verifier runs here). */
-int loader_load(struct cgward_bpf **skel, char *err, size_t errlen);
+/*
+ * Probes, opens and loads the programs (the verifier runs here): those every
+ * policy needs, and those policy_flags (CGWARD_POLICY_*) asks for.
+ */
+int loader_load(struct cgward_bpf **skel, __u32 policy_flags, char *err, size_t errlen);
 
 /* Attaches every program: from here on, writes of enforced cgroups are checked. */
 int loader_attach(struct cgward_bpf *skel, char *err, size_t errlen);

@@ -604,6 +604,34 @@ static void load_mode(struct loader *ld, const struct node *node, struct policy_
 		diag(ld, node, "unknown mode '%.64s' (expected enforce or audit)", mode);
 }
 
+/* network: allow (the default), deny, or loopback (deny all but loopback addresses). */
+static void load_network(struct loader *ld, const struct node *node, struct policy_rule *rule)
+{
+	const char *network = string_value(ld, node, "'network'");
+
+	if (!network || strcmp(network, "allow") == 0)
+		return;
+	if (strcmp(network, "deny") == 0 || strcmp(network, "loopback") == 0) {
+		rule->no_network = true;
+		rule->allow_loopback = network[0] == 'l';
+		return;
+	}
+	diag(ld, node, "unknown network '%.64s' (expected allow, deny or loopback)", network);
+}
+
+/* unix_outside: allow (the default) or deny unix sockets whose file is outside the roots. */
+static void load_unix_outside(struct loader *ld, const struct node *node, struct policy_rule *rule)
+{
+	const char *value = string_value(ld, node, "'unix_outside'");
+
+	if (!value || strcmp(value, "allow") == 0)
+		return;
+	if (strcmp(value, "deny") == 0)
+		rule->no_unix_outside = true;
+	else
+		diag(ld, node, "unknown unix_outside '%.64s' (expected allow or deny)", value);
+}
+
 enum rule_key {
 	RULE_NAME,
 	RULE_SELECTOR,
@@ -611,6 +639,8 @@ enum rule_key {
 	RULE_READ_ONLY,
 	RULE_MODE,
 	RULE_MANDATORY,
+	RULE_NETWORK,
+	RULE_UNIX_OUTSIDE,
 	RULE_N_KEYS,
 };
 
@@ -624,6 +654,8 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_READ_ONLY] = "read_only",
 	    [RULE_MODE] = "mode",
 	    [RULE_MANDATORY] = "mandatory",
+	    [RULE_NETWORK] = "network",
+	    [RULE_UNIX_OUTSIDE] = "unix_outside",
 	};
 	const struct node *values[RULE_N_KEYS];
 
@@ -643,6 +675,10 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_mode(ld, values[RULE_MODE], rule);
 	if (values[RULE_MANDATORY])
 		bool_value(ld, values[RULE_MANDATORY], "'mandatory'", &rule->mandatory);
+	if (values[RULE_NETWORK])
+		load_network(ld, values[RULE_NETWORK], rule);
+	if (values[RULE_UNIX_OUTSIDE])
+		load_unix_outside(ld, values[RULE_UNIX_OUTSIDE], rule);
 }
 
 static void load_policies(struct loader *ld, const struct node *root, struct policy_set *set)

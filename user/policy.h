@@ -29,7 +29,9 @@ struct policy_rule {
 	struct root_spec *roots; /* write roots then read_only, access set accordingly */
 	size_t n_roots;
 	bool audit, mandatory;
-	int line; /* where the rule starts, for messages */
+	bool no_network, allow_loopback; /* network: deny or loopback */
+	bool no_unix_outside;		 /* unix_outside: deny */
+	int line;			 /* where the rule starts, for messages */
 };
 
 struct policy_set {

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hatchop: one attempt at an escape hatch (a mount, bpf(), loading kernel
- * code, reaching another process) as one system call, so that a test sees
+ * code, reaching another process or the network) as one system call, so that a test sees
  * the kernel's own answer. Prints "ok" or the errno name (EPERM, ...) and
  * exits 0 on success, 1 on failure, 2 on a usage error.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,10 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
+#include <netinet/in.h>
 
 /* Not a system call result: the step before the attempt failed (errno says why). */
 #define SETUP_FAILED (-2)
@@ -133,6 +138,81 @@ static int pidfd_getfd(pid_t pid, int target_fd)
 	return 0;
 }
 
+/* An IPv4 or IPv6 socket address from text; its length, or 0 when addr is neither. */
+static socklen_t inet_address(const char *addr, const char *port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(atoi(port));
+		return sizeof(*in);
+	}
+	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(atoi(port));
+		return sizeof(*in6);
+	}
+	return 0;
+}
+
+/* connect(2), bind(2) or sendto(2) of a datagram: the call that reaches addr. */
+static int inet_op(const char *op, const char *addr, const char *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = inet_address(addr, port, &ss);
+	int type = strcmp(op, "connect") ? SOCK_DGRAM : SOCK_STREAM;
+	int fd, ret;
+
+	if (!len) {
+		errno = EINVAL;
+		return SETUP_FAILED;
+	}
+	fd = socket(ss.ss_family, type, 0);
+	if (fd < 0)
+		return SETUP_FAILED;
+	if (!strcmp(op, "connect"))
+		ret = connect(fd, (struct sockaddr *)&ss, len);
+	else if (!strcmp(op, "bind"))
+		ret = bind(fd, (struct sockaddr *)&ss, len);
+	else
+		ret = sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0 ? -1 : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * unix-serve PATH [dgram]: a stream socket listening at PATH (or a datagram
+ * socket bound there) until killed, "ok" once it is. unix-connect and
+ * unix-sendto PATH: a stream connect to it, a datagram sent to it.
+ */
+static int unix_op(const char *op, const char *path, const char *kind)
+{
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	bool dgram = !strcmp(op, "unix-sendto") || (kind && !strcmp(kind, "dgram"));
+	int type = dgram ? SOCK_DGRAM : SOCK_STREAM;
+	int fd = socket(AF_UNIX, type, 0), ret;
+
+	if (fd < 0 || strlen(path) >= sizeof(un.sun_path))
+		return SETUP_FAILED;
+	strcpy(un.sun_path, path);
+	if (!strcmp(op, "unix-serve")) {
+		if (bind(fd, (struct sockaddr *)&un, sizeof(un)) || (!dgram && listen(fd, 8)))
+			return SETUP_FAILED;
+		puts("ok");
+		fflush(stdout);
+		pause();
+	}
+	if (!strcmp(op, "unix-connect"))
+		ret = connect(fd, (struct sockaddr *)&un, sizeof(un));
+	else
+		ret = sendto(fd, "x", 1, 0, (struct sockaddr *)&un, sizeof(un)) < 0 ? -1 : 0;
+	close(fd);
+	return ret;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1], *a = argc > 2 ? argv[2] : NULL, *b = argc > 3 ? argv[3] : NULL;
@@ -161,6 +241,10 @@ static int run(int argc, char **argv)
 		return vm_write(atoi(a));
 	if (!strcmp(op, "pidfd-getfd") && a && b)
 		return pidfd_getfd(atoi(a), atoi(b));
+	if ((!strcmp(op, "connect") || !strcmp(op, "bind") || !strcmp(op, "sendto")) && a && b)
+		return inet_op(op, a, b);
+	if (!strncmp(op, "unix-", 5) && a)
+		return unix_op(op, a, b);
 	if (!strcmp(op, "kill") && a && b)
 		return kill(atoi(a), atoi(b));
 	fprintf(stderr, "hatchop: unknown operation or missing argument: %s\n", op);

@@ -43,7 +43,7 @@ static const struct error_fixture error_fixtures[] = {
      {{5, 7, "unknown key 'namespaces' in 'selector' (expected cgroups, pod_uids, container_ids)"},
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
-       "read_only, mode, mandatory)"},
+       "read_only, mode, mandatory, network, unix_outside)"},
       {8, 1, "unknown key 'version' in the file (expected policies)"}}},
     {"wrong_types.yaml",
      {{2, 11, "'name' must be a string, not a list"},
@@ -57,6 +57,9 @@ static const struct error_fixture error_fixtures[] = {
       {16, 11, "'mode' must be a string, not a mapping"},
       {20, 15, "'mandatory' must be true or false, not null"}}},
     {"unknown_mode.yaml", {{5, 11, "unknown mode 'permissive' (expected enforce or audit)"}}},
+    {"unknown_network.yaml",
+     {{5, 14, "unknown network 'none' (expected allow, deny or loopback)"},
+      {6, 19, "unknown unix_outside 'yes' (expected allow or deny)"}}},
     {"missing_keys.yaml",
      {{2, 5, "a policy is missing required key 'name'"},
       {2, 5, "a policy is missing required key 'selector'"},
@@ -254,10 +257,13 @@ static void test_valid_file(void **state)
 	assert_root(&ci->roots[2], ROOTS "/work/.git", CGWARD_ACCESS_READ_ONLY);
 	assert_false(ci->audit);
 	assert_false(ci->mandatory);
+	assert_true(ci->no_network);
+	assert_false(ci->allow_loopback);
+	assert_true(ci->no_unix_outside);
 
 	pod = &set.rules[1];
 	assert_string_equal(pod->name, "k8s.pod_1");
-	assert_int_equal(pod->line, 16);
+	assert_int_equal(pod->line, 18);
 	assert_int_equal(pod->n_cgroup_globs, 0);
 	assert_int_equal(pod->n_pod_uids, 1);
 	assert_string_equal(pod->pod_uids[0], POD_UID);
@@ -267,6 +273,9 @@ static void test_valid_file(void **state)
 	assert_root(&pod->roots[0], ROOTS "/work/build", CGWARD_ACCESS_WRITE);
 	assert_true(pod->audit);
 	assert_true(pod->mandatory);
+	assert_true(pod->no_network);
+	assert_true(pod->allow_loopback);
+	assert_false(pod->no_unix_outside);
 	policy_set_free(&set);
 	assert_null(set.rules);
 }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The network, for cgroups whose policy denies it (CGWARD_POLICY_NO_NETWORK):
+ * connect, bind and sendmsg to an IPv4 or IPv6 address. With
+ * CGWARD_POLICY_ALLOW_LOOPBACK, loopback addresses stay reachable. Other
+ * families (unix, netlink) are not the network; sendmsg without an address
+ * goes where a checked connect already went.
+ */
+#include "decision.bpf.h"
+#include <bpf/bpf_endian.h>
+
+#define AF_INET	 2
+#define AF_INET6 10
+
+struct peer {
+	__u16 family;
+	__u16 port; /* host byte order */
+	__u8 addr[16];
+};
+
+/* The IPv4 or IPv6 peer in address; false for any other family or a short address. */
+static __always_inline bool read_peer(struct sockaddr *address, int addrlen, struct peer *peer)
+{
+	peer->family = BPF_CORE_READ(address, sa_family);
+	if (peer->family == AF_INET && addrlen >= (int)sizeof(struct sockaddr_in)) {
+		struct sockaddr_in *in = (struct sockaddr_in *)address;
+
+		peer->port = bpf_ntohs(BPF_CORE_READ(in, sin_port));
+		bpf_probe_read_kernel(peer->addr, 4, &in->sin_addr);
+		return true;
+	}
+	if (peer->family == AF_INET6 && addrlen >= (int)sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)address;
+
+		peer->port = bpf_ntohs(BPF_CORE_READ(in6, sin6_port));
+		bpf_probe_read_kernel(peer->addr, 16, &in6->sin6_addr);
+		return true;
+	}
+	return false;
+}
+
+/* 127.0.0.0/8, ::1, and 127.0.0.0/8 mapped into IPv6 (::ffff:127.x.y.z). */
+static __always_inline bool is_loopback(const struct peer *peer)
+{
+	const __u8 *a = peer->addr;
+	__u64 high, low;
+
+	if (peer->family == AF_INET)
+		return a[0] == 127;
+	__builtin_memcpy(&high, a, 8);
+	__builtin_memcpy(&low, a + 8, 8);
+	if (high)
+		return false;
+	if (low == bpf_cpu_to_be64(1))
+		return true;
+	return a[8] == 0 && a[9] == 0 && a[10] == 0xff && a[11] == 0xff && a[12] == 127;
+}
+
+static __always_inline int decide_peer(__u16 op, struct sockaddr *address, int addrlen)
+{
+	__u64 cgroup_id;
+	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
+	struct event_scratch *scratch;
+	struct peer peer = {};
+
+	if (!policy || !(policy->flags & CGWARD_POLICY_NO_NETWORK))
+		return 0;
+	if (!address || !read_peer(address, addrlen, &peer))
+		return 0;
+	if ((policy->flags & CGWARD_POLICY_ALLOW_LOOPBACK) && is_loopback(&peer))
+		return 0;
+	scratch = report_begin(policy, cgroup_id, op, CGWARD_REASON_NETWORK);
+	if (scratch) {
+		scratch->event.family = peer.family;
+		scratch->event.port = peer.port;
+		__builtin_memcpy(scratch->event.addr, peer.addr, sizeof(peer.addr));
+		report_send(scratch);
+	}
+	return denied(policy);
+}
+
+SEC("lsm/socket_connect")
+int BPF_PROG(socket_connect, struct socket *sock, struct sockaddr *address, int addrlen, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_peer(CGWARD_OP_CONNECT, address, addrlen);
+}
+
+SEC("lsm/socket_bind")
+int BPF_PROG(socket_bind, struct socket *sock, struct sockaddr *address, int addrlen, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_peer(CGWARD_OP_BIND, address, addrlen);
+}
+
+/* sendto(2) and sendmsg(2) name their peer in msg_name. */
+SEC("lsm/socket_sendmsg")
+int BPF_PROG(socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_peer(CGWARD_OP_SENDMSG, BPF_CORE_READ(msg, msg_name),
+			   BPF_CORE_READ(msg, msg_namelen));
+}
+
+/*
+ * A unix socket's file outside the roots (CGWARD_POLICY_NO_UNIX_OUTSIDE):
+ * a daemon listening there may write on the caller's behalf. Abstract
+ * sockets have no file and are not checked.
+ */
+static __always_inline int decide_unix_peer(struct sock *other)
+{
+	struct unix_sock *peer = (struct unix_sock *)other; /* sk is its first member */
+	struct write_request request = {
+	    .op = CGWARD_OP_UNIX_CONNECT,
+	    .path = {.dentry = BPF_CORE_READ(peer, path.dentry),
+		     .mnt = BPF_CORE_READ(peer, path.mnt)},
+	};
+	__u64 cgroup_id;
+	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
+
+	if (!policy || !(policy->flags & CGWARD_POLICY_NO_UNIX_OUTSIDE) || !request.path.dentry)
+		return 0;
+	return decide(&request);
+}
+
+SEC("lsm/unix_stream_connect")
+int BPF_PROG(unix_stream_connect, struct sock *sock, struct sock *other, struct sock *newsk,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return decide_unix_peer(other);
+}
+
+/* Datagrams to a named socket (sendto, or connect of a datagram socket). */
+SEC("lsm/unix_may_send")
+int BPF_PROG(unix_may_send, struct socket *sock, struct socket *other, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_unix_peer(BPF_CORE_READ(other, sk));
+}
