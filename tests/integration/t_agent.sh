@@ -30,6 +30,7 @@ agent_start() {
 agent_stop() {
 	if [ -n "$AGENT_PID" ]; then
 		kill -TERM "$AGENT_PID" 2>/dev/null
+		kill -CONT "$AGENT_PID" 2>/dev/null # a test may have stopped it
 		wait "$AGENT_PID" 2>/dev/null
 		AGENT_PID=
 	fi
@@ -235,4 +236,31 @@ test_agent_invalid_policy_exits_2_and_loads_nothing() {
 	[ "$(grep -c "^$T/policy.yaml:[0-9]*:[0-9]*: error: " "$T/err")" -eq 2 ] ||
 		fail "errors: $(cat "$T/err")"
 	[ ! -e "$PINS" ] || fail "pinned although invalid"
+}
+
+# With the agent stopped, 2000 denies of 4 KiB paths overflow the 4 MiB ring
+# buffer: the agent reports what it could not read as one "lost" event, and
+# delivered plus lost are all of them.
+test_agent_ring_buffer_overflow_is_reported_as_lost() {
+	local long deep delivered lost
+	long=$(printf '%0250d' 0)
+	deep=$O
+	for _ in $(seq 15); do deep=$deep/$long; done
+	mkdir -p "$deep"
+	agent_policy jobs "$W" false "$REL/job" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job"
+	agent_start
+	kill -STOP "$AGENT_PID"
+	# shellcheck disable=SC2016 # expanded by the job's shell
+	in_cg "$SUITE_CGROUP/job" sh -c '
+		cd "$1" && i=0
+		while [ $i -lt 2000 ]; do true 2>/dev/null >f; i=$((i + 1)); done' sh "$deep"
+	kill -CONT "$AGENT_PID"
+	wait_line "$EV" '"op":"lost"'
+	expect_events 1 '.op == "lost" and .count > 0'
+	expect_absent "$deep/f"
+	delivered=$(jq -c 'select(.op == "create")' "$EV" | wc -l)
+	lost=$(jq -s 'map(select(.op == "lost") | .count) | add' "$EV")
+	[ "$((delivered + lost))" -eq 2000 ] || fail "$delivered delivered + $lost lost, want 2000"
+	agent_stop
 }
