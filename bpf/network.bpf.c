@@ -113,15 +113,15 @@ int BPF_PROG(socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, 
 static __always_inline int decide_unix_peer(struct sock *other)
 {
 	struct unix_sock *peer = (struct unix_sock *)other; /* sk is its first member */
-	struct write_request request = {
-	    .op = CGWARD_OP_UNIX_CONNECT,
-	    .path = {.dentry = BPF_CORE_READ(peer, path.dentry),
-		     .mnt = BPF_CORE_READ(peer, path.mnt)},
-	};
+	struct write_request request = {.op = CGWARD_OP_UNIX_CONNECT};
 	__u64 cgroup_id;
 	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
 
-	if (!policy || !(policy->flags & CGWARD_POLICY_NO_UNIX_OUTSIDE) || !request.path.dentry)
+	if (!policy || !(policy->flags & CGWARD_POLICY_NO_UNIX_OUTSIDE))
+		return 0;
+	request.path.dentry = BPF_CORE_READ(peer, path.dentry);
+	request.path.mnt = BPF_CORE_READ(peer, path.mnt);
+	if (!request.path.dentry)
 		return 0;
 	return decide(&request);
 }
