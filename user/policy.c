@@ -592,44 +592,56 @@ static void load_roots(struct loader *ld, const struct node *write_roots,
 	free(list.nodes);
 }
 
+/*
+ * The index of a key's string value among words (the first is the default),
+ * or -1 when it is missing or none of them (reported, naming what is expected).
+ */
+static int word_value(struct loader *ld, const struct node *node, const char *key,
+		      const char *const *words, size_t n_words, const char *expected)
+{
+	char what[64];
+	const char *value;
+
+	snprintf(what, sizeof(what), "'%s'", key);
+	value = string_value(ld, node, what);
+	if (!value)
+		return -1;
+	for (size_t i = 0; i < n_words; i++) {
+		if (strcmp(value, words[i]) == 0)
+			return (int)i;
+	}
+	diag(ld, node, "unknown %s '%.64s' (expected %s)", key, value, expected);
+	return -1;
+}
+
+enum { MODE_ENFORCE, MODE_AUDIT };
+enum { NETWORK_ALLOW, NETWORK_DENY, NETWORK_LOOPBACK };
+enum { UNIX_OUTSIDE_ALLOW, UNIX_OUTSIDE_DENY };
+
 static void load_mode(struct loader *ld, const struct node *node, struct policy_rule *rule)
 {
-	const char *mode = string_value(ld, node, "'mode'");
+	static const char *const words[] = {"enforce", "audit"};
 
-	if (!mode)
-		return;
-	if (strcmp(mode, "audit") == 0)
-		rule->audit = true;
-	else if (strcmp(mode, "enforce") != 0)
-		diag(ld, node, "unknown mode '%.64s' (expected enforce or audit)", mode);
+	rule->audit = word_value(ld, node, "mode", words, 2, "enforce or audit") == MODE_AUDIT;
 }
 
 /* network: allow (the default), deny, or loopback (deny all but loopback addresses). */
 static void load_network(struct loader *ld, const struct node *node, struct policy_rule *rule)
 {
-	const char *network = string_value(ld, node, "'network'");
+	static const char *const words[] = {"allow", "deny", "loopback"};
+	int network = word_value(ld, node, "network", words, 3, "allow, deny or loopback");
 
-	if (!network || strcmp(network, "allow") == 0)
-		return;
-	if (strcmp(network, "deny") == 0 || strcmp(network, "loopback") == 0) {
-		rule->no_network = true;
-		rule->allow_loopback = network[0] == 'l';
-		return;
-	}
-	diag(ld, node, "unknown network '%.64s' (expected allow, deny or loopback)", network);
+	rule->no_network = network == NETWORK_DENY || network == NETWORK_LOOPBACK;
+	rule->allow_loopback = network == NETWORK_LOOPBACK;
 }
 
 /* unix_outside: allow (the default) or deny unix sockets whose file is outside the roots. */
 static void load_unix_outside(struct loader *ld, const struct node *node, struct policy_rule *rule)
 {
-	const char *value = string_value(ld, node, "'unix_outside'");
+	static const char *const words[] = {"allow", "deny"};
 
-	if (!value || strcmp(value, "allow") == 0)
-		return;
-	if (strcmp(value, "deny") == 0)
-		rule->no_unix_outside = true;
-	else
-		diag(ld, node, "unknown unix_outside '%.64s' (expected allow or deny)", value);
+	rule->no_unix_outside =
+	    word_value(ld, node, "unix_outside", words, 2, "allow or deny") == UNIX_OUTSIDE_DENY;
 }
 
 enum rule_key {

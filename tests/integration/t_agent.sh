@@ -55,15 +55,18 @@ agent_wait_log() {
 	wait_line "$T/agent.log" "$@"
 }
 
+# shellcheck disable=SC2016 # expanded by sh -c
+IN_CG='echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
+
 # in_cg DIR CMD...: CMD moved into the cgroup DIR first.
 in_cg() {
-	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$@"
+	sh -c "$IN_CG" sh "$@"
 }
 
 # in_cg_bg DIR CMD...: the same in the background, CMD's pid in $! (a
 # function run with & would leave its own subshell's pid there instead).
 in_cg_bg() {
-	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$@" &
+	sh -c "$IN_CG" sh "$@" &
 }
 
 test_agent_enforces_existing_and_new_cgroups() {
