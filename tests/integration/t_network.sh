@@ -46,7 +46,10 @@ test_allow_loopback_without_no_network_is_a_usage_error() {
 # A stream listener and a datagram socket outside the roots, a listener inside.
 test_no_unix_outside_denies_sockets_outside_the_roots() {
 	local servers=()
-	"$HATCHOP" unix-serve "$O/stream" >"$T/serve.out" &
+	# All three append: a writer without O_APPEND would write its "ok" at
+	# offset 0, over another's.
+	: >"$T/serve.out"
+	"$HATCHOP" unix-serve "$O/stream" >>"$T/serve.out" &
 	servers+=($!)
 	"$HATCHOP" unix-serve "$O/dgram" dgram >>"$T/serve.out" &
 	servers+=($!)
