@@ -9,7 +9,7 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	pkg-config make gcc
+	libjansson-dev pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd
@@ -24,7 +24,7 @@ CGWARD_BIN ?= $(BUILD)/cgward
 WARNINGS  := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuser
-LDLIBS    := -lbpf -lelf -lz -lyaml
+LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))

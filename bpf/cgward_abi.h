@@ -108,6 +108,21 @@ struct cgward_root_value {
 };
 
 /*
+ * policy_info: a policy's name (for cgward status) and how many operations
+ * the kernel denied or audited under it, counted whether or not the event
+ * fitted in deny_events.
+ */
+#define CGWARD_POLICY_NAME_LEN 64
+/* The agent's rules, twice: a reload installs the new ones before it retires the old. */
+#define CGWARD_POLICY_INFO_MAX (2 * 4096)
+
+struct cgward_policy_info {
+	__u64 denied;
+	__u64 audited;
+	char name[CGWARD_POLICY_NAME_LEN];
+};
+
+/*
  * A deny (or audit) event. path holds path_len bytes of the target's path,
  * then target_len bytes of the second path for rename and link; neither is
  * NUL-terminated. Records are sent trimmed to their used length.

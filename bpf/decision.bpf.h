@@ -166,6 +166,18 @@ static __always_inline __u32 append_path(struct event_scratch *scratch, __u32 of
 	return len & (CGWARD_PATH_MAX - 1);
 }
 
+static __always_inline void count_verdict(const struct cgward_cgroup_policy *policy)
+{
+	struct cgward_policy_info *info = bpf_map_lookup_elem(&policy_info, &policy->policy_id);
+
+	if (!info)
+		return;
+	if (policy->flags & CGWARD_POLICY_AUDIT)
+		__sync_fetch_and_add(&info->audited, 1);
+	else
+		__sync_fetch_and_add(&info->denied, 1);
+}
+
 /*
  * The event's fixed part, in the per-CPU scratch buffer; NULL if there is
  * none. The caller fills what its operation names, then calls report_send.
@@ -178,6 +190,7 @@ static __always_inline struct event_scratch *report_begin(const struct cgward_cg
 	struct cgward_event *event;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
+	count_verdict(policy);
 	if (!scratch)
 		return NULL;
 	event = &scratch->event;

@@ -29,6 +29,18 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } write_roots SEC(".maps") __weak;
 
+/*
+ * policy id -> name and verdict counts. The agent creates the entry of each
+ * rule it installs; a policy without one (cgward exec's) is not counted.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CGWARD_POLICY_INFO_MAX);
+	__type(key, __u32);
+	__type(value, struct cgward_policy_info);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} policy_info SEC(".maps") __weak;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);

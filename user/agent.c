@@ -21,6 +21,7 @@
 
 #include "agent.h"
 #include "cgroup.h"
+#include "event_socket.h"
 #include "event_stream.h"
 #include "events.h"
 #include "exit_codes.h"
@@ -33,6 +34,7 @@
 struct agent_options {
 	const char *policy_path;
 	const char *events_path;
+	const char *socket_path;
 	const char *bpffs;
 	bool unload;
 };
@@ -51,6 +53,8 @@ struct agent {
 	bool events_open;
 	FILE *sink;
 	int events_fd; /* --events FILE, or -1 */
+	struct event_socket socket;
+	bool socket_open;
 	int policy_watch_fd;
 	int signal_fd;
 	int epoll_fd;
@@ -58,7 +62,7 @@ struct agent {
 };
 
 static const char usage[] =
-    "Usage: cgward agent --policy FILE [--events FILE] [--bpffs DIR]\n"
+    "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
     "       cgward agent --unload [--bpffs DIR]\n"
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
@@ -71,6 +75,8 @@ static const char usage[] =
     "  -p, --policy FILE  the policy file\n"
     "      --events FILE  also append deny and reload events (JSON lines) to FILE;\n"
     "                     they always go to stdout\n"
+    "      --socket PATH  serve them to cgward events on this unix socket, root's\n"
+    "                     only (default " EVENT_SOCKET_PATH ")\n"
     "      --bpffs DIR    where to pin (default " LOADER_PIN_DIR ")\n"
     "      --unload       remove the pins under DIR: enforcement ends\n"
     "  -h, --help         this text\n"
@@ -80,11 +86,12 @@ static const char usage[] =
     "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement could not be\n"
     "set up.\n";
 
-enum { OPT_EVENTS = 256, OPT_BPFFS, OPT_UNLOAD };
+enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD };
 
 static const struct option long_options[] = {
     {"policy", required_argument, NULL, 'p'},
     {"events", required_argument, NULL, OPT_EVENTS},
+    {"socket", required_argument, NULL, OPT_SOCKET},
     {"bpffs", required_argument, NULL, OPT_BPFFS},
     {"unload", no_argument, NULL, OPT_UNLOAD},
     {"help", no_argument, NULL, 'h'},
@@ -97,6 +104,7 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 	int c;
 
 	opt->bpffs = LOADER_PIN_DIR;
+	opt->socket_path = EVENT_SOCKET_PATH;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:h", long_options, NULL)) != -1) {
 		switch (c) {
@@ -105,6 +113,9 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 			break;
 		case OPT_EVENTS:
 			opt->events_path = optarg;
+			break;
+		case OPT_SOCKET:
+			opt->socket_path = optarg;
 			break;
 		case OPT_BPFFS:
 			opt->bpffs = optarg;
@@ -169,7 +180,7 @@ static int load_policy(const char *path, struct policy_set *set, char *first_err
 	return ret;
 }
 
-/* Lines go to stdout and, with --events, to the file as well. */
+/* Lines go to stdout, to the event socket's subscribers and, with --events, to the file. */
 static ssize_t tee_write(void *cookie, const char *buf, size_t len)
 {
 	struct agent *a = cookie;
@@ -177,7 +188,8 @@ static ssize_t tee_write(void *cookie, const char *buf, size_t len)
 	if (fwrite(buf, 1, len, stdout) != len)
 		return -1;
 	fflush(stdout);
-	for (size_t done = 0; done < len;) {
+	event_socket_write(&a->socket, buf, len);
+	for (size_t done = 0; a->events_fd >= 0 && done < len;) {
 		ssize_t n = write(a->events_fd, buf + done, len - done);
 
 		if (n < 0)
@@ -190,14 +202,27 @@ static ssize_t tee_write(void *cookie, const char *buf, size_t len)
 static int open_sink(struct agent *a)
 {
 	cookie_io_functions_t tee = {.write = tee_write};
+	char err[PATH_MAX + 128];
+	int ret;
 
-	if (!a->opt.events_path) {
-		a->sink = stdout;
-		return 0;
+	if (a->opt.events_path) {
+		a->events_fd =
+		    open(a->opt.events_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+		if (a->events_fd < 0) {
+			fprintf(stderr, "cgward: --events %s: %s\n", a->opt.events_path,
+				strerror(errno));
+			return -errno;
+		}
 	}
-	a->events_fd = open(a->opt.events_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (a->events_fd < 0 || !(a->sink = fopencookie(a, "a", tee))) {
-		fprintf(stderr, "cgward: --events %s: %s\n", a->opt.events_path, strerror(errno));
+	ret = event_socket_open(&a->socket, a->opt.socket_path, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "cgward: agent: %s\n", err);
+		return ret;
+	}
+	a->socket_open = true;
+	a->sink = fopencookie(a, "a", tee);
+	if (!a->sink) {
+		fprintf(stderr, "cgward: agent: %s\n", strerror(errno));
 		return -errno;
 	}
 	setvbuf(a->sink, NULL, _IOLBF, 0);
@@ -219,13 +244,27 @@ static void name_event(const struct cgward_event *e, struct event_context *names
 	}
 }
 
-/* Removes the roots a failed install put in. */
-static void delete_rule_roots(struct agent *a, const struct policy_set *set, __u32 first_id,
-			      size_t n_rules)
+/* A rule's roots and its name (the kernel counts its verdicts under it), or neither. */
+static int put_rule(struct agent *a, __u32 policy_id, const struct policy_rule *rule)
 {
-	for (size_t i = 0; i < n_rules; i++)
+	int ret = policy_maps_put_info(&a->maps, policy_id, rule->name);
+
+	if (ret == 0)
+		ret = policy_maps_put_roots(&a->maps, policy_id, rule->roots, rule->n_roots);
+	if (ret)
+		policy_maps_delete_info(&a->maps, policy_id);
+	return ret;
+}
+
+/* Removes the rules a failed install put in. */
+static void delete_rules(struct agent *a, const struct policy_set *set, __u32 first_id,
+			 size_t n_rules)
+{
+	for (size_t i = 0; i < n_rules; i++) {
 		policy_maps_delete_roots(&a->maps, first_id + (__u32)i, set->rules[i].roots,
 					 set->rules[i].n_roots);
+		policy_maps_delete_info(&a->maps, first_id + (__u32)i);
+	}
 }
 
 /*
@@ -240,12 +279,10 @@ static int install(struct agent *a, struct policy_set *set, char *err, size_t er
 	int ret = 0;
 	size_t i;
 
-	for (i = 0; ret == 0 && i < set->n_rules; i++) {
-		ret = policy_maps_put_roots(&a->maps, first_id + (__u32)i, set->rules[i].roots,
-					    set->rules[i].n_roots);
-	}
+	for (i = 0; ret == 0 && i < set->n_rules; i++)
+		ret = put_rule(a, first_id + (__u32)i, &set->rules[i]);
 	if (ret) {
-		delete_rule_roots(a, set, first_id, i - 1);
+		delete_rules(a, set, first_id, i - 1);
 		snprintf(err, errlen, "cannot install the roots: %s", strerror(-ret));
 		return ret;
 	}
@@ -396,7 +433,8 @@ static int set_up(struct agent *a)
 		fprintf(stderr, "cgward: agent: re-adopted the programs pinned under %s\n",
 			a->opt.bpffs);
 	a->maps = (struct policy_maps){.cgroup_policy_fd = a->pinned.cgroup_policy_fd,
-				       .write_roots_fd = a->pinned.write_roots_fd};
+				       .write_roots_fd = a->pinned.write_roots_fd,
+				       .policy_info_fd = a->pinned.policy_info_fd};
 	a->next_id = policy_maps_highest_id(&a->maps) + 1;
 	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout.unified);
 	a->tree.maps = &a->maps;
@@ -443,6 +481,8 @@ static int set_up(struct agent *a)
 		ret = wait_loop_watch(a->epoll_fd, a->tree.inotify_fd);
 	if (ret == 0)
 		ret = wait_loop_watch(a->epoll_fd, a->policy_watch_fd);
+	if (ret == 0)
+		ret = wait_loop_watch(a->epoll_fd, event_socket_listen_fd(&a->socket));
 	if (ret) {
 		fprintf(stderr, "cgward: agent: epoll: %s\n", strerror(-ret));
 		return ret;
@@ -462,6 +502,7 @@ static int serve(struct agent *a)
 	for (;;) {
 		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
 			return EXIT_RUNTIME_ERROR;
+		event_socket_accept(&a->socket);
 		event_stream_drain(&a->events);
 		ret = agent_tree_read_events(&a->tree, true);
 		if (ret < 0)
@@ -500,8 +541,10 @@ static void agent_cleanup(struct agent *a)
 		close(a->signal_fd);
 	if (a->epoll_fd >= 0)
 		close(a->epoll_fd);
-	if (a->sink && a->sink != stdout)
+	if (a->sink)
 		fclose(a->sink);
+	if (a->socket_open)
+		event_socket_close(&a->socket);
 	if (a->events_fd >= 0)
 		close(a->events_fd);
 }

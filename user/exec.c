@@ -305,6 +305,7 @@ static int set_up_enforcement(struct execution *x)
 	}
 	x->maps.cgroup_policy_fd = bpf_map__fd(x->skel->maps.cgroup_policy);
 	x->maps.write_roots_fd = bpf_map__fd(x->skel->maps.write_roots);
+	x->maps.policy_info_fd = bpf_map__fd(x->skel->maps.policy_info);
 	ret = policy_maps_put_roots(&x->maps, EXEC_POLICY_ID, x->roots, x->n_roots);
 	if (ret == 0)
 		ret = policy_maps_bind_cgroup(

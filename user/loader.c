@@ -228,8 +228,8 @@ void loader_close(struct cgward_bpf *skel)
 }
 
 /* The maps the agent shares with its successor; event_scratch is per load. */
-static const char *const pinned_map_names[] = {"cgroup_policy", "write_roots", "deny_events",
-					       "lost_events"};
+static const char *const pinned_map_names[] = {"cgroup_policy", "write_roots", "policy_info",
+					       "deny_events", "lost_events"};
 
 static int pin_path(char *out, size_t outlen, const char *dir, const char *kind, const char *name)
 {
@@ -314,8 +314,8 @@ int loader_pinned_links(const char *dir, void (*visit)(const char *prog, int lin
 
 int loader_open_pinned(const char *dir, struct loader_pinned *pinned, char *err, size_t errlen)
 {
-	int *fds[] = {&pinned->cgroup_policy_fd, &pinned->write_roots_fd, &pinned->deny_events_fd,
-		      &pinned->lost_events_fd};
+	int *fds[] = {&pinned->cgroup_policy_fd, &pinned->write_roots_fd, &pinned->policy_info_fd,
+		      &pinned->deny_events_fd, &pinned->lost_events_fd};
 	char path[PATH_MAX];
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
@@ -339,14 +339,14 @@ int loader_open_pinned(const char *dir, struct loader_pinned *pinned, char *err,
 
 void loader_pinned_close(struct loader_pinned *pinned)
 {
-	int fds[] = {pinned->cgroup_policy_fd, pinned->write_roots_fd, pinned->deny_events_fd,
-		     pinned->lost_events_fd};
+	int fds[] = {pinned->cgroup_policy_fd, pinned->write_roots_fd, pinned->policy_info_fd,
+		     pinned->deny_events_fd, pinned->lost_events_fd};
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (fds[i] >= 0)
 			close(fds[i]);
 	}
-	pinned->cgroup_policy_fd = pinned->write_roots_fd = -1;
+	pinned->cgroup_policy_fd = pinned->write_roots_fd = pinned->policy_info_fd = -1;
 	pinned->deny_events_fd = pinned->lost_events_fd = -1;
 }
 

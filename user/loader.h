@@ -37,6 +37,7 @@ void loader_close(struct cgward_bpf *skel);
 struct loader_pinned {
 	int cgroup_policy_fd;
 	int write_roots_fd;
+	int policy_info_fd;
 	int deny_events_fd;
 	int lost_events_fd;
 	int links_attached; /* links this call attached and pinned: 0 when it re-adopted */

@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "doctor.h"
+#include "events_cmd.h"
 #include "exec.h"
 #include "exit_codes.h"
 #include "gc_cmd.h"
@@ -19,6 +20,7 @@ static const char usage[] =
     "  exec      run a command confined to write roots (cgward exec --help)\n"
     "  agent     enforce a policy file on every cgroup of the host, pinned\n"
     "  status    show the pinned agent state; exit 0 when attached\n"
+    "  events    print (and follow) the agent's events, filtered\n"
     "  policy    validate a YAML policy file (cgward policy check FILE)\n"
     "  gc        remove cgward cgroups left by crashed runs\n"
     "  doctor    check whether this kernel can enforce\n"
@@ -31,7 +33,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"exec", cmd_exec},	    {"agent", cmd_agent}, {"status", cmd_status},
+    {"exec", cmd_exec},	    {"agent", cmd_agent}, {"status", cmd_status}, {"events", cmd_events},
     {"policy", cmd_policy}, {"gc", cmd_gc},	  {"doctor", cmd_doctor},
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
 
@@ -36,6 +37,29 @@ void policy_maps_delete_roots(const struct policy_maps *maps, __u32 policy_id,
 
 		bpf_map_delete_elem(maps->write_roots_fd, &key);
 	}
+}
+
+int policy_maps_put_info(const struct policy_maps *maps, __u32 policy_id, const char *name)
+{
+	struct cgward_policy_info info = {};
+
+	snprintf(info.name, sizeof(info.name), "%s", name);
+	if (bpf_map_update_elem(maps->policy_info_fd, &policy_id, &info, BPF_ANY) != 0)
+		return -errno;
+	return 0;
+}
+
+void policy_maps_delete_info(const struct policy_maps *maps, __u32 policy_id)
+{
+	bpf_map_delete_elem(maps->policy_info_fd, &policy_id);
+}
+
+int policy_maps_get_info(const struct policy_maps *maps, __u32 policy_id,
+			 struct cgward_policy_info *info)
+{
+	if (bpf_map_lookup_elem(maps->policy_info_fd, &policy_id, info) != 0)
+		return -errno;
+	return 0;
 }
 
 int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
@@ -126,6 +150,7 @@ int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end)
 {
 	__u64 *cgroups;
 	struct cgward_root_key *roots;
+	__u32 *ids;
 	size_t n;
 	int ret = collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups, &n);
 
@@ -147,5 +172,13 @@ int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end)
 			bpf_map_delete_elem(maps->write_roots_fd, &roots[i]);
 	}
 	free(roots);
+	ret = collect_keys(maps->policy_info_fd, sizeof(*ids), (void **)&ids, &n);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] < first || ids[i] >= end)
+			policy_maps_delete_info(maps, ids[i]);
+	}
+	free(ids);
 	return 0;
 }

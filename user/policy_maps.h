@@ -15,7 +15,15 @@
 struct policy_maps {
 	int cgroup_policy_fd;
 	int write_roots_fd;
+	int policy_info_fd;
 };
+
+/* Names policy_id, its counts at zero: the kernel counts its verdicts from now on. */
+int policy_maps_put_info(const struct policy_maps *maps, __u32 policy_id, const char *name);
+void policy_maps_delete_info(const struct policy_maps *maps, __u32 policy_id);
+/* policy_id's name and verdict counts; -ENOENT when it has none (it is not counted). */
+int policy_maps_get_info(const struct policy_maps *maps, __u32 policy_id,
+			 struct cgward_policy_info *info);
 
 /* Adds every root of policy_id; on failure, removes those it added. */
 int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
@@ -39,8 +47,8 @@ __u32 policy_maps_highest_id(const struct policy_maps *maps);
 
 /*
  * Unbinds every cgroup whose policy id is outside [first, end), then deletes
- * the roots of those ids: the cgroups go before their roots, so no cgroup is
- * ever bound to a policy without its roots.
+ * the roots and the info of those ids: the cgroups go before their roots, so
+ * no cgroup is ever bound to a policy without its roots.
  */
 int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end);
 

@@ -16,8 +16,10 @@
 static const char usage[] =
     "Usage: cgward status [--bpffs DIR]\n"
     "Show what the agent pinned under DIR (default " LOADER_PIN_DIR "): each program\n"
-    "and whether its link is pinned (attached), and each policy id in the maps with\n"
-    "how many cgroups are bound to it and how many roots it has.\n"
+    "and whether its link is pinned (attached), and each policy in the maps: its\n"
+    "rule's name and id, how many cgroups are bound to it, how many roots it has,\n"
+    "and how many operations the kernel denied and audited under it since the\n"
+    "agent installed it (a reload installs the rules anew, counting from zero).\n"
     "\n"
     "      --bpffs DIR  where the agent pinned its programs and maps\n"
     "  -h, --help       this text\n"
@@ -89,6 +91,20 @@ static int by_id(const void *a, const void *b)
 	return x->policy_id < y->policy_id ? -1 : x->policy_id > y->policy_id;
 }
 
+static void print_policy(const struct policy_maps *maps, const struct policy_count *count)
+{
+	struct cgward_policy_info info;
+
+	if (policy_maps_get_info(maps, count->policy_id, &info)) {
+		printf("policy %u: %lu cgroups bound, %lu roots\n", count->policy_id,
+		       count->cgroups, count->roots);
+		return;
+	}
+	printf("policy %.*s (id %u): %lu cgroups bound, %lu roots, %llu denied, %llu audited\n",
+	       (int)sizeof(info.name), info.name, count->policy_id, count->cgroups, count->roots,
+	       (unsigned long long)info.denied, (unsigned long long)info.audited);
+}
+
 static void print_policies(const char *dir)
 {
 	struct loader_pinned pinned;
@@ -101,13 +117,13 @@ static void print_policies(const char *dir)
 		return;
 	}
 	maps = (struct policy_maps){.cgroup_policy_fd = pinned.cgroup_policy_fd,
-				    .write_roots_fd = pinned.write_roots_fd};
+				    .write_roots_fd = pinned.write_roots_fd,
+				    .policy_info_fd = pinned.policy_info_fd};
 	if (policy_maps_visit(&maps, count_policy, &counts) || counts.failed)
 		printf("maps: cannot be read\n");
 	qsort(counts.items, counts.n, sizeof(*counts.items), by_id);
 	for (size_t i = 0; i < counts.n; i++)
-		printf("policy %u: %lu cgroups bound, %lu roots\n", counts.items[i].policy_id,
-		       counts.items[i].cgroups, counts.items[i].roots);
+		print_policy(&maps, &counts.items[i]);
 	if (!counts.n)
 		printf("policies: none\n");
 	free(counts.items);

@@ -106,6 +106,36 @@ test_agent_child_of_enforced_cgroup_is_enforced_at_once() {
 	agent_stop
 }
 
+# cgward events: the agent's recent lines, then live ones, filtered; root's only.
+test_agent_events_follow_receives_a_deny_within_1_s() {
+	local follower started status=0
+	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job-1" "$SUITE_CGROUP/job-2"
+	agent_start
+	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/before" x
+	wait_line "$EV" "\"path\":\"$O/before\""
+	"$CGWARD" events --follow --cgroup "$REL/job-1" --op create >"$T/follow.out" 2>&1 &
+	follower=$!
+	# A recent line reached it: it is subscribed, later lines come live.
+	wait_line "$T/follow.out" "\"path\":\"$O/before\""
+	expect EPERM in_cg "$SUITE_CGROUP/job-2" "$FSOP" write "$O/other-cgroup" x
+	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" mkdir "$O/other-op"
+	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/live" x
+	started=$EPOCHREALTIME
+	wait_line "$T/follow.out" "\"path\":\"$O/live\""
+	awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 1) }' ||
+		fail "the deny took more than 1 s to arrive"
+	# In order: had the other two passed the filters, they would be there.
+	[ "$(wc -l <"$T/follow.out")" -eq 2 ] || fail "follow printed: $(cat "$T/follow.out")"
+	expect 4 sh -c "'$CGWARD' events --verdict deny | grep -c '\"verdict\":\"deny\"'"
+	expect_status 2 "$CGWARD" events --verdict allow
+	expect_status 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$CGWARD" events
+	agent_stop
+	wait "$follower" || status=$?
+	[ "$status" -eq 1 ] || fail "the follower exited $status when the agent stopped, want 1"
+	grep -q "the agent closed the stream" "$T/follow.out" || fail "$(cat "$T/follow.out")"
+}
+
 test_agent_kill_9_keeps_enforcing_and_restart_readopts() {
 	local links bpf_links
 	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
@@ -265,5 +295,32 @@ test_agent_ring_buffer_overflow_is_reported_as_lost() {
 	delivered=$(jq -c 'select(.op == "create")' "$EV" | wc -l)
 	lost=$(jq -s 'map(select(.op == "lost") | .count) | add' "$EV")
 	[ "$((delivered + lost))" -eq 2000 ] || fail "$delivered delivered + $lost lost, want 2000"
+	# The kernel's count does not depend on the ring buffer.
+	"$CGWARD" status | grep -q "^policy jobs (id [0-9]*): 1 cgroups bound, 1 roots, 2000 denied" ||
+		fail "status: $("$CGWARD" status)"
+	agent_stop
+}
+
+# cgward status names each rule and counts its denies and audits, in the kernel.
+test_agent_status_counts_denies_and_audits_per_policy() {
+	{
+		agent_policy jobs "$W" false "$REL/job"
+		agent_policy watch "$W" false "$REL/watch" | tail -n +2
+		printf '    mode: audit\n'
+	} >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/job" "$SUITE_CGROUP/watch"
+	agent_start
+	expect "$(lines EPERM EPERM ok)" in_cg "$SUITE_CGROUP/job" sh -c "
+		'$FSOP' write '$O/a' x; '$FSOP' mkdir '$O/b'; '$FSOP' write '$W/c' x"
+	expect ok in_cg "$SUITE_CGROUP/watch" "$FSOP" write "$O/d" x
+	# Audit lets the create through, so the open for writing is checked too: two audits.
+	wait_line "$EV" '"verdict":"audit"' 2
+	expect_events 1 ".verdict == \"audit\" and .op == \"create\" and .path == \"$O/d\""
+	expect_events 1 ".verdict == \"audit\" and .op == \"open_write\" and .path == \"$O/d\""
+	"$CGWARD" status >"$T/status"
+	grep -q "^policy jobs (id [0-9]*): 1 cgroups bound, 1 roots, 2 denied, 0 audited$" \
+		"$T/status" || fail "status: $(cat "$T/status")"
+	grep -q "^policy watch (id [0-9]*): 1 cgroups bound, 1 roots, 0 denied, 2 audited$" \
+		"$T/status" || fail "status: $(cat "$T/status")"
 	agent_stop
 }
