@@ -51,7 +51,8 @@ FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser $(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
-	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy
+	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy \
+	deps-kernels test-kernels test-stress
 
 all: $(BUILD)/cgward
 
@@ -64,7 +65,9 @@ help:
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
 	@echo 'make test-integration  the integration suite on this kernel (needs BPF LSM)'
-	@echo 'make test-vm           the integration suite inside tests/vm/run'
+	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
+	@echo 'make test-kernels      the integration suite on every installed kernel (make deps-kernels)'
+	@echo 'make test-stress       64 concurrent cgward exec runs for 30 s (not part of make test)'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
 	@echo 'make fuzz-regress      run each fuzz target once over its committed corpus'
@@ -123,6 +126,9 @@ $(BUILD)/libcgward-asan.a: $(patsubst user/%.c,$(BUILD)/obj-asan/%.o,$(USER_LIB_
 $(BUILD)/cgward: $(BUILD)/obj/main.o $(BUILD)/libcgward.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
+$(BUILD)/cgward-asan: $(BUILD)/obj-asan/main.o $(BUILD)/libcgward-asan.a
+	$(CC) $(CFLAGS) -O1 $(SANITIZE) $^ -o $@ $(LDLIBS)
+
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcgward.a | $(BUILD)/unit
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lcmocka
 
@@ -178,13 +184,25 @@ $(BUILD)/fsop: tests/integration/fsop.c | $(BUILD)
 $(BUILD)/hatchop: tests/integration/hatchop.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
-test-integration: all $(TEST_TOOLS)
+test-integration: all $(BUILD)/cgward-asan $(TEST_TOOLS)
 	tests/integration/run
+	tests/integration/run-asan
 
 # The guest shares this tree: build here, run the suite there.
-test-vm: all $(TEST_TOOLS)
+test-vm: all $(BUILD)/cgward-asan $(TEST_TOOLS)
 	tests/vm/selftest
 	tests/vm/run --timeout 1200 -- tests/integration/run
+	tests/vm/run --timeout 600 -- tests/integration/run-asan
+
+# The suite on every installed kernel flavour; make deps-kernels installs Debian's.
+KERNEL_PACKAGES := linux-image-amd64 linux-image-rt-amd64
+
+deps-kernels:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(KERNEL_PACKAGES)
+
+test-kernels: all $(TEST_TOOLS)
+	tests/vm/kernels
 
 # valgrind over the policy checker: the examples that validate on this host, and
 # the invalid fixtures (exit 2, and no leak on the error paths either).

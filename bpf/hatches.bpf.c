@@ -124,13 +124,14 @@ static __always_inline bool is_kexec(enum kernel_read_file_id id)
 	       id == bpf_core_enum_value(enum kernel_read_file_id, READING_KEXEC_INITRAMFS);
 }
 
-/* finit_module(2), kexec_file_load(2), and firmware or policy files read on their behalf. */
+/*
+ * finit_module(2), kexec_file_load(2), and firmware or policy files read on
+ * their behalf. 5.10 appended a contents argument to this hook and the next:
+ * as with path_rename, only the leading ones are declared.
+ */
 SEC("lsm/kernel_read_file")
-int BPF_PROG(kernel_read_file, struct file *file, enum kernel_read_file_id id, bool contents,
-	     int ret)
+int BPF_PROG(kernel_read_file, struct file *file, enum kernel_read_file_id id)
 {
-	if (ret)
-		return ret;
 	return deny_hatch(is_kexec(id) ? CGWARD_OP_KEXEC : CGWARD_OP_KERNEL_MODULE,
 			  BPF_CORE_READ(file, f_path.dentry), BPF_CORE_READ(file, f_path.mnt), NULL,
 			  id);
@@ -138,12 +139,10 @@ int BPF_PROG(kernel_read_file, struct file *file, enum kernel_read_file_id id, b
 
 /* init_module(2) and kexec_load(2): the same from a buffer. */
 SEC("lsm/kernel_load_data")
-int BPF_PROG(kernel_load_data, enum kernel_load_data_id id, bool contents, int ret)
+int BPF_PROG(kernel_load_data, enum kernel_load_data_id id)
 {
 	bool kexec = id == bpf_core_enum_value(enum kernel_load_data_id, LOADING_KEXEC_IMAGE);
 
-	if (ret)
-		return ret;
 	return deny_hatch(kexec ? CGWARD_OP_KEXEC : CGWARD_OP_KERNEL_MODULE, NULL, NULL, NULL, id);
 }
 

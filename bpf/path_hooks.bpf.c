@@ -91,12 +91,17 @@ int BPF_PROG(path_link, struct dentry *old_dentry, const struct path *new_dir,
 /*
  * Both ends must be inside the roots: moving in from outside would bring in
  * a file that is writable elsewhere, moving out would write outside. With
- * RENAME_EXCHANGE both ends depart and arrive, which the same checks cover.
- * The flags argument is there since 5.19 (the kernels this is tested on).
+ * RENAME_EXCHANGE both ends depart and arrive, which the same checks cover
+ * (before 5.19 the kernel called the hook once per direction).
+ *
+ * 5.19 appended a flags argument. Only the four arguments every kernel has
+ * are declared, so that one program loads on all of them; it does without
+ * the earlier programs' verdict that follows the arguments, since a program
+ * only runs while every earlier one returned 0 (BPF_MODIFY_RETURN).
  */
 SEC("lsm/path_rename")
 int BPF_PROG(path_rename, const struct path *old_dir, struct dentry *old_dentry,
-	     const struct path *new_dir, struct dentry *new_dentry, unsigned int flags, int ret)
+	     const struct path *new_dir, struct dentry *new_dentry)
 {
 	struct write_request request = {
 	    .op = CGWARD_OP_RENAME,
@@ -108,8 +113,6 @@ int BPF_PROG(path_rename, const struct path *old_dir, struct dentry *old_dentry,
 		       .flags = TARGET_DEPARTS},
 	};
 
-	if (ret)
-		return ret;
 	return decide(&request);
 }
 

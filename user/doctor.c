@@ -13,7 +13,8 @@
 static const char usage[] =
     "Usage: cgward doctor\n"
     "Check that this kernel can enforce write roots: BPF LSM active, kernel BTF,\n"
-    "cgroup2 mounted, and a real load of cgward's BPF programs through the verifier.\n"
+    "the BPF ring buffer and helpers the programs call (Linux 5.8+), cgroup2\n"
+    "mounted, and a real load of cgward's BPF programs through the verifier.\n"
     "\n"
     "Exit status: 0 when enforcement works; 1 when it cannot, with the reason.\n";
 
@@ -46,7 +47,8 @@ static bool check_bpf(void)
 	bool ok;
 
 	ok = loader_probe(err, sizeof(err)) == 0;
-	report("lsm", ok, ok ? "bpf is an active LSM, kernel BTF present" : err);
+	report("lsm", ok,
+	       ok ? "bpf is an active LSM; kernel BTF, ring buffer and helpers present" : err);
 	if (!ok)
 		return false;
 	ok = loader_load(&skel, CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_NO_UNIX_OUTSIDE, err,

@@ -8,6 +8,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
@@ -60,6 +61,51 @@ static bool lsm_list_has_bpf(const char *lsms)
 	return false;
 }
 
+/* Global BPF functions with pointer arguments (the path walks) arrived in 5.13. */
+static int check_kernel_version(char *err, size_t errlen)
+{
+	struct utsname uts;
+	unsigned int major, minor;
+
+	if (uname(&uts) || sscanf(uts.release, "%u.%u", &major, &minor) != 2)
+		return 0; /* the verifier will tell */
+	if (major > 5 || (major == 5 && minor >= 13))
+		return 0;
+	snprintf(err, errlen, "Linux %s is too old: cgward needs 5.13 or later", uts.release);
+	return -EOPNOTSUPP;
+}
+
+/*
+ * What the programs need beyond BPF LSM: the ring buffer and the boot clock
+ * (5.8). Helpers are probed from a kprobe program: LSM ones cannot be probed
+ * without a hook to attach to, and these helpers are offered to every
+ * tracing type alike.
+ */
+static int probe_features(char *err, size_t errlen)
+{
+	static const struct {
+		enum bpf_func_id helper;
+		const char *name;
+	} helpers[] = {
+	    {BPF_FUNC_ringbuf_output, "bpf_ringbuf_output"},
+	    {BPF_FUNC_ktime_get_boot_ns, "bpf_ktime_get_boot_ns"},
+	    {BPF_FUNC_get_current_ancestor_cgroup_id, "bpf_get_current_ancestor_cgroup_id"},
+	};
+
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 0) {
+		snprintf(err, errlen, "this kernel offers no BPF ring buffer map");
+		return -EOPNOTSUPP;
+	}
+	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, helpers[i].helper, NULL) == 0) {
+			snprintf(err, errlen, "this kernel does not offer the BPF helper %s",
+				 helpers[i].name);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
 int loader_probe(char *err, size_t errlen)
 {
 	char lsms[256];
@@ -95,7 +141,8 @@ int loader_probe(char *err, size_t errlen)
 		snprintf(err, errlen, "cannot mount bpffs on %s: %s", BPFFS, strerror(-ret));
 		return ret;
 	}
-	return 0;
+	ret = check_kernel_version(err, errlen);
+	return ret ? ret : probe_features(err, errlen);
 }
 
 /*
@@ -146,30 +193,43 @@ static void describe_load_error(int ret, char *err, size_t errlen)
 }
 
 /* The number of parameters of a kernel function, from the kernel's BTF; negative if unknown. */
-static int kernel_function_arity(const char *name)
+static int kernel_function_arity(const struct btf *vmlinux, const char *name)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	const struct btf_type *func;
-	int id, arity = -ENOENT;
+	int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
 
-	if (!vmlinux)
-		return -errno;
-	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC);
-	if (id > 0) {
-		func = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type);
-		arity = btf_vlen(func);
-	}
-	btf__free(vmlinux);
-	return arity;
+	if (id < 0)
+		return id;
+	return btf_vlen(btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type));
 }
 
-/* inode_setattr gained a leading idmap (user namespace) argument in 6.2: keep the matching one. */
+/*
+ * Hooks that gained a leading argument within the kernels supported (5.13+):
+ * inode_setattr's idmap in 6.2. Each variant is loaded only where the
+ * kernel's hook has its number of arguments. Appended arguments need no
+ * variant: a program declares only the leading ones it reads.
+ */
+static const struct {
+	const char *hook; /* the kernel's bpf_lsm_<hook> */
+	int arity;
+	const char *prog;
+} hook_variants[] = {
+    {"bpf_lsm_inode_setattr", 2, "inode_setattr"},
+    {"bpf_lsm_inode_setattr", 3, "inode_setattr_idmapped"},
+};
+
 static void select_hook_variants(struct cgward_bpf *skel)
 {
-	bool idmapped = kernel_function_arity("bpf_lsm_inode_setattr") != 2;
+	struct btf *vmlinux = btf__load_vmlinux_btf();
 
-	bpf_program__set_autoload(skel->progs.inode_setattr, !idmapped);
-	bpf_program__set_autoload(skel->progs.inode_setattr_idmapped, idmapped);
+	for (size_t i = 0; i < sizeof(hook_variants) / sizeof(hook_variants[0]); i++) {
+		struct bpf_program *prog =
+		    bpf_object__find_program_by_name(skel->obj, hook_variants[i].prog);
+		bool matches = vmlinux && kernel_function_arity(vmlinux, hook_variants[i].hook) ==
+					      hook_variants[i].arity;
+
+		bpf_program__set_autoload(prog, matches);
+	}
+	btf__free(vmlinux);
 }
 
 /*
