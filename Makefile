@@ -204,6 +204,10 @@ deps-kernels:
 test-kernels: all $(TEST_TOOLS)
 	tests/vm/kernels
 
+# Every exec loads its own programs: 64 of them need more than the default 2 GiB.
+test-stress: all
+	tests/vm/run --memory 4096 --timeout 1200 -- tests/stress/run
+
 # valgrind over the policy checker: the examples that validate on this host, and
 # the invalid fixtures (exit 2, and no leak on the error paths either).
 test-leaks: all

@@ -73,3 +73,24 @@ int BPF_PROG(inode_removexattr, void *idmap, struct dentry *dentry, const char *
 		return ret;
 	return decide_inode(CGWARD_OP_REMOVEXATTR, dentry);
 }
+
+/*
+ * From 6.2 POSIX ACLs are set and removed through these hooks rather than
+ * the xattr ones; the loader keeps them where the kernel has them.
+ */
+SEC("lsm/inode_set_acl")
+int BPF_PROG(inode_set_acl, void *idmap, struct dentry *dentry, const char *acl_name, void *kacl,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return decide_inode(CGWARD_OP_SETXATTR, dentry);
+}
+
+SEC("lsm/inode_remove_acl")
+int BPF_PROG(inode_remove_acl, void *idmap, struct dentry *dentry, const char *acl_name, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_inode(CGWARD_OP_REMOVEXATTR, dentry);
+}

@@ -203,9 +203,10 @@ static int kernel_function_arity(const struct btf *vmlinux, const char *name)
 }
 
 /*
- * Hooks that gained a leading argument within the kernels supported (5.13+):
- * inode_setattr's idmap in 6.2. Each variant is loaded only where the
- * kernel's hook has its number of arguments. Appended arguments need no
+ * Programs for hooks that differ within the kernels supported (5.13+): each
+ * is loaded only where the kernel's hook has its number of arguments, so a
+ * hook the kernel lacks loads none. inode_setattr gained a leading idmap in
+ * 6.2; the POSIX ACL hooks are new in 6.2. Appended arguments need no
  * variant: a program declares only the leading ones it reads.
  */
 static const struct {
@@ -215,6 +216,8 @@ static const struct {
 } hook_variants[] = {
     {"bpf_lsm_inode_setattr", 2, "inode_setattr"},
     {"bpf_lsm_inode_setattr", 3, "inode_setattr_idmapped"},
+    {"bpf_lsm_inode_set_acl", 4, "inode_set_acl"},
+    {"bpf_lsm_inode_remove_acl", 3, "inode_remove_acl"},
 };
 
 static void select_hook_variants(struct cgward_bpf *skel)
@@ -519,17 +522,84 @@ static int unpin_all(const char *dir)
 	return ret;
 }
 
+#define MAX_LINKS 128 /* more than the programs: one link each */
+
+/* The ids of the links pinned under dir, to tell when the kernel has let them go. */
+static size_t pinned_link_ids(const char *dir, __u32 *ids)
+{
+	char links[PATH_MAX];
+	DIR *d = snprintf(links, sizeof(links), "%s/links", dir) < (int)sizeof(links)
+		     ? opendir(links)
+		     : NULL;
+	struct dirent *entry;
+	size_t n = 0;
+
+	while (d && (entry = readdir(d)) && n < MAX_LINKS) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		char path[PATH_MAX];
+		int fd = -1;
+
+		if (entry->d_name[0] != '.' &&
+		    pin_path(path, sizeof(path), dir, "links", entry->d_name) == 0)
+			fd = bpf_obj_get(path);
+
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			ids[n++] = info.id;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * Unpinning drops the last reference, but the kernel may release a link
+ * later, from an RCU callback's work item (seen on the PREEMPT_RT kernel):
+ * enforcement has ended only when no id resolves any more.
+ */
+static int wait_links_released(const __u32 *ids, size_t n)
+{
+	for (int tries = 0; tries < 500; tries++) {
+		size_t alive = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			int fd = bpf_link_get_fd_by_id(ids[i]);
+
+			if (fd >= 0) {
+				close(fd);
+				alive++;
+			}
+		}
+		if (!alive)
+			return 0;
+		usleep(10000);
+	}
+	return -EBUSY;
+}
+
+static int unpin_kind(const char *dir, const char *kind, char *path, size_t pathlen)
+{
+	int len = snprintf(path, pathlen, "%s/%s", dir, kind);
+
+	return len < 0 || (size_t)len >= pathlen ? -ENAMETOOLONG : unpin_all(path);
+}
+
 int loader_unpin(const char *dir, char *err, size_t errlen)
 {
-	const char *subdirs[] = {"links", "maps"}; /* links first: enforcement ends there */
+	__u32 link_ids[MAX_LINKS];
+	size_t n_links = pinned_link_ids(dir, link_ids);
 	char path[PATH_MAX];
-	int ret = 0;
+	int ret = unpin_kind(dir, "links", path, sizeof(path)); /* enforcement ends there */
 
-	for (size_t i = 0; ret == 0 && i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
-		int len = snprintf(path, sizeof(path), "%s/%s", dir, subdirs[i]);
-
-		ret = len < 0 || (size_t)len >= sizeof(path) ? -ENAMETOOLONG : unpin_all(path);
+	if (ret == 0 && wait_links_released(link_ids, n_links)) {
+		snprintf(err, errlen, "the kernel still holds the links unpinned from %s after 5 s",
+			 path);
+		return -EBUSY;
 	}
+	if (ret == 0)
+		ret = unpin_kind(dir, "maps", path, sizeof(path));
 	if (ret == 0 && rmdir(dir) != 0 && errno != ENOENT)
 		ret = -errno;
 	if (ret)

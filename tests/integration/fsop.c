@@ -22,6 +22,19 @@
  */
 #define TEST_XATTR "trusted.cgward"
 
+/*
+ * The xattr form of a POSIX ACL (linux/posix_acl_xattr.h): rw-r--r-- and
+ * read for uid 65534. A named user keeps it from collapsing into mode bits.
+ */
+static const struct {
+	unsigned int version;
+	struct {
+		unsigned short tag, perm;
+		unsigned int id;
+	} entries[5];
+} extended_acl = {
+    2, {{0x01, 6, -1U}, {0x02, 4, 65534}, {0x04, 4, -1U}, {0x10, 4, -1U}, {0x20, 4, -1U}}};
+
 static int write_text(const char *path, const char *text, int flags)
 {
 	int fd = open(path, O_WRONLY | flags, 0644);
@@ -130,6 +143,13 @@ static int run(int argc, char **argv)
 		return setxattr(a, TEST_XATTR, "1", 1, 0);
 	if (!strcmp(op, "removexattr"))
 		return removexattr(a, TEST_XATTR);
+	if (!strcmp(op, "setacl"))
+		return setxattr(a, "system.posix_acl_access", &extended_acl, sizeof(extended_acl),
+				0);
+	if (!strcmp(op, "hasacl"))
+		return getxattr(a, "system.posix_acl_access", NULL, 0) < 0 ? -1 : 0;
+	if (!strcmp(op, "removeacl"))
+		return removexattr(a, "system.posix_acl_access");
 	fprintf(stderr, "fsop: unknown operation or missing argument: %s\n", op);
 	exit(2);
 }

@@ -157,6 +157,20 @@ test_removexattr_outside_is_denied_inside_allowed() {
 	expect_denies "removexattr $O/f"
 }
 
+# POSIX ACLs: the xattr hooks decide up to 6.1, their own hooks from 6.2.
+test_posix_acl_outside_is_denied_inside_allowed() {
+	echo x >"$O/f"
+	echo x >"$O/g"
+	echo x >"$W/f"
+	expect ok "$FSOP" setacl "$O/g"
+	(cd "$W" && expect "$(lines ok EPERM EPERM)" cgx --root "$W" -- \
+		sh -c "$FSOP setacl $W/f; $FSOP setacl $O/f; $FSOP removeacl $O/g")
+	expect ENODATA "$FSOP" hasacl "$O/f"
+	expect ok "$FSOP" hasacl "$O/g"
+	expect ok "$FSOP" hasacl "$W/f"
+	expect_denies "setxattr $O/f" "removexattr $O/g"
+}
+
 test_openat2_write_outside_is_denied_inside_allowed() {
 	echo keep >"$O/f"
 	echo keep >"$W/f"
