@@ -524,8 +524,8 @@ static int unpin_all(const char *dir)
 
 #define MAX_LINKS 128 /* more than the programs: one link each */
 
-/* The ids of the links pinned under dir, to tell when the kernel has let them go. */
-static size_t pinned_link_ids(const char *dir, __u32 *ids)
+/* The ids of the programs of the links pinned under dir, to tell when they are detached. */
+static size_t pinned_prog_ids(const char *dir, __u32 *ids)
 {
 	char links[PATH_MAX];
 	DIR *d = snprintf(links, sizeof(links), "%s/links", dir) < (int)sizeof(links)
@@ -545,7 +545,7 @@ static size_t pinned_link_ids(const char *dir, __u32 *ids)
 			fd = bpf_obj_get(path);
 
 		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
-			ids[n++] = info.id;
+			ids[n++] = info.prog_id;
 		if (fd >= 0)
 			close(fd);
 	}
@@ -556,16 +556,17 @@ static size_t pinned_link_ids(const char *dir, __u32 *ids)
 
 /*
  * Unpinning drops the last reference, but the kernel may release a link
- * later, from an RCU callback's work item (seen on the PREEMPT_RT kernel):
- * enforcement has ended only when no id resolves any more.
+ * later, from an RCU callback's work item (seen on the PREEMPT_RT kernel).
+ * A link's id goes before it is detached, its program's only after: the
+ * programs' ids tell when enforcement has ended.
  */
-static int wait_links_released(const __u32 *ids, size_t n)
+static int wait_programs_released(const __u32 *ids, size_t n)
 {
 	for (int tries = 0; tries < 500; tries++) {
 		size_t alive = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			int fd = bpf_link_get_fd_by_id(ids[i]);
+			int fd = bpf_prog_get_fd_by_id(ids[i]);
 
 			if (fd >= 0) {
 				close(fd);
@@ -588,14 +589,14 @@ static int unpin_kind(const char *dir, const char *kind, char *path, size_t path
 
 int loader_unpin(const char *dir, char *err, size_t errlen)
 {
-	__u32 link_ids[MAX_LINKS];
-	size_t n_links = pinned_link_ids(dir, link_ids);
+	__u32 prog_ids[MAX_LINKS];
+	size_t n_progs = pinned_prog_ids(dir, prog_ids);
 	char path[PATH_MAX];
 	int ret = unpin_kind(dir, "links", path, sizeof(path)); /* enforcement ends there */
 
-	if (ret == 0 && wait_links_released(link_ids, n_links)) {
-		snprintf(err, errlen, "the kernel still holds the links unpinned from %s after 5 s",
-			 path);
+	if (ret == 0 && wait_programs_released(prog_ids, n_progs)) {
+		snprintf(err, errlen,
+			 "the kernel still runs the programs unpinned from %s after 5 s", path);
 		return -EBUSY;
 	}
 	if (ret == 0)
