@@ -280,8 +280,12 @@ int loader_attach(struct cgward_bpf *skel, char *err, size_t errlen)
 {
 	int ret = cgward_bpf__attach(skel);
 
+	/* E2BIG: a trampoline holds BPF_MAX_TRAMP_LINKS programs (38 on x86). */
 	if (ret)
-		snprintf(err, errlen, "cannot attach the BPF programs: %s", strerror(-ret));
+		snprintf(err, errlen, "cannot attach the BPF programs: %s%s", strerror(-ret),
+			 ret == -E2BIG ? " (a kernel hook takes at most 38 BPF programs, and "
+					 "each concurrent cgward exec attaches one to each hook)"
+				       : "");
 	return ret;
 }
 
