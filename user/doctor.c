@@ -47,8 +47,11 @@ static bool check_bpf(void)
 	bool ok;
 
 	ok = loader_probe(err, sizeof(err)) == 0;
-	report("lsm", ok,
-	       ok ? "bpf is an active LSM; kernel BTF, ring buffer and helpers present" : err);
+	report("lsm", ok, ok ? "bpf is an active LSM, kernel BTF present" : err);
+	if (!ok)
+		return false;
+	ok = loader_probe_features(err, sizeof(err)) == 0;
+	report("features", ok, ok ? "BPF ring buffer and helpers present" : err);
 	if (!ok)
 		return false;
 	ok = loader_load(&skel, CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_NO_UNIX_OUTSIDE, err,

@@ -14,8 +14,10 @@ static const char *const agent_ops[] = {"lost", "reload"};
 
 static bool known_op(const char *op)
 {
+	if (strcmp(op, "unknown") == 0)
+		return false; /* what event_op_name() says of an op it has no name for */
 	for (__u16 i = 0; i < CGWARD_OP_MAX; i++)
-		if (strcmp(op, event_op_name(i)) == 0 && strcmp(op, "unknown") != 0)
+		if (strcmp(op, event_op_name(i)) == 0)
 			return true;
 	for (size_t i = 0; i < sizeof(agent_ops) / sizeof(agent_ops[0]); i++)
 		if (strcmp(op, agent_ops[i]) == 0)

@@ -76,12 +76,12 @@ static int check_kernel_version(char *err, size_t errlen)
 }
 
 /*
- * What the programs need beyond BPF LSM: the ring buffer and the boot clock
- * (5.8). Helpers are probed from a kprobe program: LSM ones cannot be probed
+ * Helpers are probed from a kprobe program: LSM ones cannot be probed
  * without a hook to attach to, and these helpers are offered to every
- * tracing type alike.
+ * tracing type alike. Each probe is a program load, so this runs only for
+ * doctor and to explain a failed load, not on every start.
  */
-static int probe_features(char *err, size_t errlen)
+int loader_probe_features(char *err, size_t errlen)
 {
 	static const struct {
 		enum bpf_func_id helper;
@@ -141,8 +141,7 @@ int loader_probe(char *err, size_t errlen)
 		snprintf(err, errlen, "cannot mount bpffs on %s: %s", BPFFS, strerror(-ret));
 		return ret;
 	}
-	ret = check_kernel_version(err, errlen);
-	return ret ? ret : probe_features(err, errlen);
+	return check_kernel_version(err, errlen);
 }
 
 /*
@@ -183,6 +182,8 @@ static void describe_load_error(int ret, char *err, size_t errlen)
 {
 	const char *hint = "";
 
+	if (loader_probe_features(err, errlen))
+		return;
 	if (ret == -EPERM)
 		hint = " (this kernel lists bpf as an LSM but refuses BPF LSM programs, or the "
 		       "caller lacks CAP_BPF and CAP_SYS_ADMIN)";

@@ -12,9 +12,13 @@ struct cgward_bpf;
 /*
  * Checks what enforcement needs before anything is loaded: securityfs and
  * bpffs mounted (mounting them when they are not), "bpf" among the active
- * LSMs, kernel BTF. Fills err with the first missing piece and how to fix it.
+ * LSMs, kernel BTF, Linux 5.13+. Fills err with the first missing piece and
+ * how to fix it.
  */
 int loader_probe(char *err, size_t errlen);
+
+/* What the programs need beyond BPF LSM: the ring buffer and the helpers of 5.8. */
+int loader_probe_features(char *err, size_t errlen);
 
 /*
  * Probes, opens and loads the programs (the verifier runs here): those every
