@@ -529,13 +529,19 @@ static int unpin_all(const char *dir)
 
 #define MAX_LINKS 128 /* more than the programs: one link each */
 
+/* dir/kind: the directory of the links or of the maps. */
+static int kind_dir(char *out, size_t outlen, const char *dir, const char *kind)
+{
+	int len = snprintf(out, outlen, "%s/%s", dir, kind);
+
+	return len < 0 || (size_t)len >= outlen ? -ENAMETOOLONG : 0;
+}
+
 /* The ids of the programs of the links pinned under dir, to tell when they are detached. */
 static size_t pinned_prog_ids(const char *dir, __u32 *ids)
 {
 	char links[PATH_MAX];
-	DIR *d = snprintf(links, sizeof(links), "%s/links", dir) < (int)sizeof(links)
-		     ? opendir(links)
-		     : NULL;
+	DIR *d = kind_dir(links, sizeof(links), dir, "links") == 0 ? opendir(links) : NULL;
 	struct dirent *entry;
 	size_t n = 0;
 
@@ -548,7 +554,6 @@ static size_t pinned_prog_ids(const char *dir, __u32 *ids)
 		if (entry->d_name[0] != '.' &&
 		    pin_path(path, sizeof(path), dir, "links", entry->d_name) == 0)
 			fd = bpf_obj_get(path);
-
 		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
 			ids[n++] = info.prog_id;
 		if (fd >= 0)
@@ -587,9 +592,9 @@ static int wait_programs_released(const __u32 *ids, size_t n)
 
 static int unpin_kind(const char *dir, const char *kind, char *path, size_t pathlen)
 {
-	int len = snprintf(path, pathlen, "%s/%s", dir, kind);
+	int ret = kind_dir(path, pathlen, dir, kind);
 
-	return len < 0 || (size_t)len >= pathlen ? -ENAMETOOLONG : unpin_all(path);
+	return ret ? ret : unpin_all(path);
 }
 
 int loader_unpin(const char *dir, char *err, size_t errlen)
