@@ -23,7 +23,10 @@ CGWARD_BIN ?= $(BUILD)/cgward
 
 WARNINGS  := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuser
+# user/ has a folder per concern; headers are included by name from any of them.
+USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
+USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
+CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $(USER_INCS)
 LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
@@ -32,9 +35,9 @@ BPF_HDRS  := $(wildcard bpf/*.h)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
 	-Wno-unused-parameter -Wno-missing-declarations
 
-# Every user/*.c but main.c is library code, linked into cgward and the unit tests.
-USER_LIB_SRCS := $(filter-out user/main.c,$(sort $(wildcard user/*.c)))
-USER_HDRS     := $(wildcard user/*.h) bpf/cgward_abi.h
+# Every user/*/*.c but main.c is library code, linked into cgward and the unit tests.
+USER_LIB_SRCS := $(filter-out user/cmd/main.c,$(sort $(wildcard user/*/*.c)))
+USER_HDRS     := $(wildcard user/*/*.h) bpf/cgward_abi.h
 UNIT_SRCS     := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 ASAN_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit-asan/%,$(UNIT_SRCS))
@@ -48,7 +51,7 @@ FUZZ_BINS      := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_SRCS  := $(filter-out $(shell grep -l 'skel\.h' $(USER_LIB_SRCS) /dev/null),$(USER_LIB_SRCS))
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf -Iuser $(FUZZ_SANITIZE)
+FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS) $(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy \
@@ -110,10 +113,12 @@ $(BUILD)/cgward.bpf.o: $(BPF_OBJS)
 $(BUILD)/cgward.skel.h: $(BUILD)/cgward.bpf.o
 	$(BPFTOOL) gen skeleton $< name cgward_bpf > $@
 
-$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h | $(BUILD)/obj
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h | $(BUILD)/obj-asan
+$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
 
 # Archives, so that a unit test links only the modules it calls.
@@ -123,10 +128,10 @@ $(BUILD)/libcgward.a: $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_LIB_SRCS))
 $(BUILD)/libcgward-asan.a: $(patsubst user/%.c,$(BUILD)/obj-asan/%.o,$(USER_LIB_SRCS))
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/cgward: $(BUILD)/obj/main.o $(BUILD)/libcgward.a
+$(BUILD)/cgward: $(BUILD)/obj/cmd/main.o $(BUILD)/libcgward.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/cgward-asan: $(BUILD)/obj-asan/main.o $(BUILD)/libcgward-asan.a
+$(BUILD)/cgward-asan: $(BUILD)/obj-asan/cmd/main.o $(BUILD)/libcgward-asan.a
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcgward.a | $(BUILD)/unit
@@ -135,7 +140,8 @@ $(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libcgward.a | $(BUILD)/unit
 $(BUILD)/unit-asan/%: tests/unit/%.c $(BUILD)/libcgward-asan.a | $(BUILD)/unit-asan
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) $^ -o $@ $(LDLIBS) -lcmocka
 
-$(BUILD)/obj-fuzz/%.o: user/%.c $(USER_HDRS) | $(BUILD)/obj-fuzz
+$(BUILD)/obj-fuzz/%.o: user/%.c $(USER_HDRS)
+	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(BUILD)/libcgward-fuzz.a: $(patsubst user/%.c,$(BUILD)/obj-fuzz/%.o,$(FUZZ_LIB_SRCS))
@@ -144,8 +150,7 @@ $(BUILD)/libcgward-fuzz.a: $(patsubst user/%.c,$(BUILD)/obj-fuzz/%.o,$(FUZZ_LIB_
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libcgward-fuzz.a | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
 
-$(BUILD) $(BUILD)/bpf $(BUILD)/obj $(BUILD)/obj-asan $(BUILD)/unit $(BUILD)/unit-asan \
-$(BUILD)/obj-fuzz $(BUILD)/fuzz:
+$(BUILD) $(BUILD)/bpf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/fuzz:
 	mkdir -p $@
 
 test-unit: $(UNIT_BINS)

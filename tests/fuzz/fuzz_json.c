@@ -2,7 +2,7 @@
 /*
  * Feeds arbitrary bytes to json_key_str and checks that the object is strict
  * JSON and that the value, with its _hex twin, gives back the input bytes.
- * The decoder here is deliberately written apart from user/json.c so that
+ * The decoder here is deliberately written apart from user/events/json.c so that
  * one shared misreading of UTF-8 cannot hide in both.
  */
 #include <stdbool.h>
