@@ -7,6 +7,13 @@
 #ifndef CGWARD_ABI_H
 #define CGWARD_ABI_H
 
+/*
+ * The layout of the pinned plane: map keys and values, the event record and
+ * the programs' contract with them. Raised on any change to either; a cgward
+ * finding a plane of another version does not adopt it.
+ */
+#define CGWARD_ABI_VERSION 2
+
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16
 /* Path components (and mount crossings) walked before a write is denied as too deep. */
