@@ -78,7 +78,22 @@ struct cgward_cgroup_policy {
 	__u32 policy_id;
 	__u32 flags;
 	__u64 boundary_id;
+	/*
+	 * A mandatory agent rule above a `cgward exec` cgroup: its roots must
+	 * allow a write too (the intersection); 0 for none.
+	 */
+	__u32 mandatory_id;
+	__u32 unused;
 };
+
+/*
+ * Policy ids from here up are `cgward exec` runs', each claimed by creating
+ * its policy_info entry (BPF_NOEXIST); the agent's rules are numbered below.
+ */
+#define CGWARD_EXEC_POLICY_MIN 0x80000000U
+/* Concurrent `cgward exec` runs on one host, and the ring buffer of each. */
+#define CGWARD_EXEC_MAX	      8192
+#define CGWARD_EXEC_RING_SIZE (256 * 1024)
 
 #define CGWARD_POLICY_AUDIT (1U << 0) /* report would-be denies, allow them */
 /*
@@ -120,13 +135,30 @@ struct cgward_root_value {
  * fitted in deny_events.
  */
 #define CGWARD_POLICY_NAME_LEN 64
-/* The agent's rules, twice: a reload installs the new ones before it retires the old. */
-#define CGWARD_POLICY_INFO_MAX (2 * 4096)
+/*
+ * The agent's rules, twice (a reload installs the new ones before it retires
+ * the old), and the exec runs.
+ */
+#define CGWARD_POLICY_INFO_MAX (2 * 4096 + CGWARD_EXEC_MAX)
 
 struct cgward_policy_info {
 	__u64 denied;
 	__u64 audited;
+	__u64 events_lost; /* an exec's: events that did not fit its own ring buffer */
+	__u32 owner_pid;   /* an exec's: the cgward that claimed the id; 0 for the agent's */
+	__u32 unused;
 	char name[CGWARD_POLICY_NAME_LEN];
+};
+
+/*
+ * plane_info: what the pinned plane was built from. A cgward adopts a plane
+ * only when both match its own; the links it pinned are counted so that an
+ * adopter can tell a complete plane from one still being attached.
+ */
+struct cgward_plane_info {
+	__u32 abi_version; /* CGWARD_ABI_VERSION */
+	__u32 n_links;
+	__u64 object_hash; /* FNV-1a of the BPF object */
 };
 
 /*

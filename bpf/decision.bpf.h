@@ -50,6 +50,8 @@ struct walk_result {
 	__u32 reason; /* 0: allowed, else enum cgward_reason */
 	__u32 root_dev;
 	__u64 root_ino;
+	__u32 policy_id; /* the policy whose roots decided */
+	__u32 unused;
 };
 
 /*
@@ -127,11 +129,20 @@ static __always_inline void walk_to_root(__u32 policy_id, const struct write_tar
 	    .policy_id = policy_id,
 	    .flags = target->flags,
 	    .first_step = 1,
-	    .result = {.reason = CGWARD_REASON_TOO_DEEP},
+	    .result = {.reason = CGWARD_REASON_TOO_DEEP, .policy_id = policy_id},
 	};
 
 	walk_path(&state);
 	*result = state.result;
+}
+
+/* Both targets of a request must lie beneath a root of policy_id. */
+static __always_inline void walk_request(__u32 policy_id, const struct write_request *request,
+					 struct walk_result *result)
+{
+	walk_to_root(policy_id, &request->path, result);
+	if (!result->reason && request->target.dentry)
+		walk_to_root(policy_id, &request->target, result);
 }
 
 /* Writes the path of target into scratch->reversed, leaf first from the end; returns its start. */
@@ -166,13 +177,13 @@ static __always_inline __u32 append_path(struct event_scratch *scratch, __u32 of
 	return len & (CGWARD_PATH_MAX - 1);
 }
 
-static __always_inline void count_verdict(const struct cgward_cgroup_policy *policy)
+static __always_inline void count_verdict(const struct cgward_event *event)
 {
-	struct cgward_policy_info *info = bpf_map_lookup_elem(&policy_info, &policy->policy_id);
+	struct cgward_policy_info *info = bpf_map_lookup_elem(&policy_info, &event->policy_id);
 
 	if (!info)
 		return;
-	if (policy->flags & CGWARD_POLICY_AUDIT)
+	if (event->verdict == CGWARD_VERDICT_AUDIT)
 		__sync_fetch_and_add(&info->audited, 1);
 	else
 		__sync_fetch_and_add(&info->denied, 1);
@@ -190,7 +201,6 @@ static __always_inline struct event_scratch *report_begin(const struct cgward_cg
 	struct cgward_event *event;
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	count_verdict(policy);
 	if (!scratch)
 		return NULL;
 	event = &scratch->event;
@@ -209,21 +219,35 @@ static __always_inline struct event_scratch *report_begin(const struct cgward_cg
 	return scratch;
 }
 
-/* Sends the event trimmed to its paths, or counts it lost when the ring buffer is full. */
-static __always_inline void report_send(struct event_scratch *scratch)
+/*
+ * Counts the verdict under the deciding policy, sends the event trimmed to
+ * its paths to the agent's ring buffer and, for a `cgward exec` cgroup, to
+ * the run's own; a ring buffer that is full counts the event lost.
+ */
+static __always_inline void report_send(struct event_scratch *scratch,
+					const struct cgward_cgroup_policy *policy)
 {
 	struct cgward_event *event = &scratch->event;
+	struct cgward_policy_info *info;
 	__u32 zero = 0, size;
 	__u64 *lost;
+	void *exec_ring;
 
+	count_verdict(event);
 	size = offsetof(struct cgward_event, path) + event->path_len + event->target_len;
 	if (size > sizeof(*event))
 		size = sizeof(*event);
-	if (bpf_ringbuf_output(&deny_events, event, size, 0) == 0)
+	if (bpf_ringbuf_output(&deny_events, event, size, 0) != 0) {
+		lost = bpf_map_lookup_elem(&lost_events, &zero);
+		if (lost)
+			__sync_fetch_and_add(lost, 1);
+	}
+	exec_ring = bpf_map_lookup_elem(&exec_events, &policy->policy_id);
+	if (!exec_ring || bpf_ringbuf_output(exec_ring, event, size, 0) == 0)
 		return;
-	lost = bpf_map_lookup_elem(&lost_events, &zero);
-	if (lost)
-		__sync_fetch_and_add(lost, 1);
+	info = bpf_map_lookup_elem(&policy_info, &policy->policy_id);
+	if (info)
+		__sync_fetch_and_add(&info->events_lost, 1);
 }
 
 /* Names the request's path, and its second path for rename and link, in the event. */
@@ -251,10 +275,11 @@ static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 c
 
 	if (!scratch)
 		return;
+	scratch->event.policy_id = result->policy_id;
 	scratch->event.root_dev = result->root_dev;
 	scratch->event.root_ino = result->root_ino;
 	report_paths(scratch, request);
-	report_send(scratch);
+	report_send(scratch, policy);
 }
 
 /* The calling task's policy, or NULL (the fast path) when its cgroup has none. */
@@ -297,12 +322,14 @@ static __always_inline int decide(const struct write_request *request)
 
 	if (!policy)
 		return 0;
-	if (on_protected_fs(&request->path) || on_protected_fs(&request->target)) {
+	result.policy_id = policy->policy_id;
+	if (on_protected_fs(&request->path) || on_protected_fs(&request->target))
 		result.reason = CGWARD_REASON_PROTECTED_FS;
-	} else {
-		walk_to_root(policy->policy_id, &request->path, &result);
-		if (!result.reason && request->target.dentry)
-			walk_to_root(policy->policy_id, &request->target, &result);
+	else
+		walk_request(policy->policy_id, request, &result);
+	if (!result.reason && policy->mandatory_id) {
+		result.policy_id = policy->mandatory_id;
+		walk_request(policy->mandatory_id, request, &result);
 	}
 	if (!result.reason)
 		return 0;

@@ -29,7 +29,7 @@ static __always_inline int deny_hatch(__u16 op, struct dentry *dentry, struct vf
 		scratch->event.arg = arg;
 		if (dentry)
 			report_paths(scratch, &request);
-		report_send(scratch);
+		report_send(scratch, policy);
 	}
 	return denied(policy);
 }
@@ -63,7 +63,7 @@ static __always_inline int deny_outside_boundary(__u16 op, struct task_struct *t
 	if (scratch) {
 		scratch->event.peer_pid = BPF_CORE_READ(task, tgid);
 		scratch->event.arg = arg;
-		report_send(scratch);
+		report_send(scratch, policy);
 	}
 	return denied(policy);
 }

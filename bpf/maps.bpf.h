@@ -46,6 +46,31 @@ struct {
 	__uint(max_entries, 4 << 20);
 } deny_events SEC(".maps") __weak;
 
+/*
+ * Each `cgward exec` run's own ring buffer, keyed by its policy id: the run
+ * reads exactly its cgroup's events, while deny_events carries every event
+ * of the host to the agent.
+ */
+struct exec_ring {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, CGWARD_EXEC_RING_SIZE);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, CGWARD_EXEC_MAX);
+	__type(key, __u32);
+	__array(values, struct exec_ring);
+} exec_events SEC(".maps") __weak;
+
+/* Written by userspace alone: struct cgward_plane_info. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgward_plane_info);
+} plane_info SEC(".maps") __weak;
+
 /* Events that did not fit in deny_events, so that userspace can report the loss. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -74,7 +74,7 @@ static __always_inline int decide_peer(__u16 op, struct sockaddr *address, int a
 		scratch->event.family = peer.family;
 		scratch->event.port = peer.port;
 		__builtin_memcpy(scratch->event.addr, peer.addr, sizeof(peer.addr));
-		report_send(scratch);
+		report_send(scratch, policy);
 	}
 	return denied(policy);
 }

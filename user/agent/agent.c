@@ -18,6 +18,7 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 
 #include "agent.h"
 #include "cgroup.h"
@@ -25,8 +26,10 @@
 #include "event_stream.h"
 #include "events.h"
 #include "exit_codes.h"
+#include "gc.h"
 #include "json.h"
-#include "loader.h"
+#include "plane.h"
+#include "plane_cmd.h"
 #include "policy.h"
 #include "policy_maps.h"
 #include "wait_loop.h"
@@ -37,14 +40,15 @@ struct agent_options {
 	const char *socket_path;
 	const char *bpffs;
 	bool unload;
+	bool force;
 };
 
 /* What the agent holds, released by agent_cleanup(). */
 struct agent {
 	struct agent_options opt;
 	struct policy_set set; /* in force */
-	struct loader_pinned pinned;
-	bool pinned_open;
+	struct plane plane;
+	bool plane_open;
 	struct policy_maps maps;
 	struct agent_tree tree;
 	__u32 next_id; /* ids below are or were live in the maps: never reused */
@@ -56,6 +60,7 @@ struct agent {
 	struct event_socket socket;
 	bool socket_open;
 	int policy_watch_fd;
+	int gc_timer_fd; /* the policies of killed execs are collected on each tick */
 	int signal_fd;
 	int epoll_fd;
 	struct json_buf line;
@@ -63,7 +68,7 @@ struct agent {
 
 static const char usage[] =
     "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
-    "       cgward agent --unload [--bpffs DIR]\n"
+    "       cgward agent --unload [--force] [--bpffs DIR]\n"
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
     "The programs and maps are pinned under DIR, so enforcement outlives the agent;\n"
@@ -77,8 +82,9 @@ static const char usage[] =
     "                     they always go to stdout\n"
     "      --socket PATH  serve them to cgward events on this unix socket, root's\n"
     "                     only (default " EVENT_SOCKET_PATH ")\n"
-    "      --bpffs DIR    where to pin (default " LOADER_PIN_DIR ")\n"
-    "      --unload       remove the pins under DIR: enforcement ends\n"
+    "      --bpffs DIR    where to pin (default " PLANE_DIR ")\n"
+    "      --unload       remove the pins under DIR: enforcement ends (as cgward\n"
+    "                     unload); refused while cgroups are bound, unless --force\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
@@ -86,7 +92,7 @@ static const char usage[] =
     "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement could not be\n"
     "set up.\n";
 
-enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD };
+enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD, OPT_FORCE };
 
 static const struct option long_options[] = {
     {"policy", required_argument, NULL, 'p'},
@@ -94,6 +100,7 @@ static const struct option long_options[] = {
     {"socket", required_argument, NULL, OPT_SOCKET},
     {"bpffs", required_argument, NULL, OPT_BPFFS},
     {"unload", no_argument, NULL, OPT_UNLOAD},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -103,7 +110,7 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 {
 	int c;
 
-	opt->bpffs = LOADER_PIN_DIR;
+	opt->bpffs = PLANE_DIR;
 	opt->socket_path = EVENT_SOCKET_PATH;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:h", long_options, NULL)) != -1) {
@@ -122,6 +129,9 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 			break;
 		case OPT_UNLOAD:
 			opt->unload = true;
+			break;
+		case OPT_FORCE:
+			opt->force = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -237,7 +247,9 @@ static void name_event(const struct cgward_event *e, struct event_context *names
 
 	if (cg)
 		names->cgroup_path = cg->path;
-	if (e->policy_id >= a->tree.first_id && rule < a->set.n_rules) {
+	if (e->policy_id >= CGWARD_EXEC_POLICY_MIN)
+		names->policy_name = "exec";
+	else if (e->policy_id >= a->tree.first_id && rule < a->set.n_rules) {
 		names->policy_name = a->set.rules[rule].name;
 		names->roots = a->set.rules[rule].roots;
 		names->n_roots = a->set.rules[rule].n_roots;
@@ -408,6 +420,30 @@ static int block_signals(struct agent *a)
 	return 0;
 }
 
+#define GC_INTERVAL_S 60
+
+static int start_gc_timer(struct agent *a)
+{
+	struct itimerspec every = {.it_interval.tv_sec = GC_INTERVAL_S,
+				   .it_value.tv_sec = GC_INTERVAL_S};
+
+	a->gc_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (a->gc_timer_fd < 0 || timerfd_settime(a->gc_timer_fd, 0, &every, NULL))
+		return -errno;
+	return 0;
+}
+
+/* On each tick: the policies of execs that were killed, once their cgroups are gone. */
+static void collect_garbage(struct agent *a)
+{
+	__u64 ticks;
+
+	if (read(a->gc_timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	if (exec_policies_gc(&a->maps, stderr) < 0)
+		fprintf(stderr, "cgward: agent: cannot collect exec policies\n");
+}
+
 /* Programs pinned or re-adopted, the policy applied, the watches and events set up. */
 static int set_up(struct agent *a)
 {
@@ -420,21 +456,19 @@ static int set_up(struct agent *a)
 		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = loader_pin_or_adopt(a->opt.bpffs, &a->pinned, err, sizeof(err));
+	ret = plane_open(a->opt.bpffs, &a->plane, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);
 		return ret;
 	}
-	a->pinned_open = true;
-	if (a->pinned.links_attached)
+	a->plane_open = true;
+	if (a->plane.links_attached)
 		fprintf(stderr, "cgward: agent: attached %d programs, pinned under %s\n",
-			a->pinned.links_attached, a->opt.bpffs);
+			a->plane.links_attached, a->opt.bpffs);
 	else
-		fprintf(stderr, "cgward: agent: re-adopted the programs pinned under %s\n",
+		fprintf(stderr, "cgward: agent: adopted the programs pinned under %s\n",
 			a->opt.bpffs);
-	a->maps = (struct policy_maps){.cgroup_policy_fd = a->pinned.cgroup_policy_fd,
-				       .write_roots_fd = a->pinned.write_roots_fd,
-				       .policy_info_fd = a->pinned.policy_info_fd};
+	a->maps = a->plane.maps;
 	a->next_id = policy_maps_highest_id(&a->maps) + 1;
 	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout.unified);
 	a->tree.maps = &a->maps;
@@ -453,8 +487,8 @@ static int set_up(struct agent *a)
 	}
 	a->ctx = (struct event_context){
 	    .boot_to_realtime_ns = event_clock_offset(), .lookup = name_event, .lookup_arg = a};
-	ret = event_stream_open(&a->events, a->pinned.deny_events_fd, a->pinned.lost_events_fd,
-				a->sink, &a->ctx);
+	ret = event_stream_open(&a->events, a->plane.deny_events_fd, event_stream_lost_per_cpu,
+				&a->plane.lost_events_fd, a->sink, &a->ctx);
 	a->events_open = ret == 0;
 	if (ret) {
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
@@ -473,6 +507,10 @@ static int set_up(struct agent *a)
 	}
 	a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	ret = a->epoll_fd < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = start_gc_timer(a);
+	if (ret == 0)
+		ret = wait_loop_watch(a->epoll_fd, a->gc_timer_fd);
 	if (ret == 0)
 		ret = wait_loop_watch(a->epoll_fd, a->signal_fd);
 	if (ret == 0)
@@ -504,6 +542,7 @@ static int serve(struct agent *a)
 			return EXIT_RUNTIME_ERROR;
 		event_socket_accept(&a->socket);
 		event_stream_drain(&a->events);
+		collect_garbage(a);
 		ret = agent_tree_read_events(&a->tree, true);
 		if (ret < 0)
 			fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
@@ -528,8 +567,8 @@ static void agent_cleanup(struct agent *a)
 {
 	if (a->events_open)
 		event_stream_close(&a->events);
-	if (a->pinned_open)
-		loader_pinned_close(&a->pinned);
+	if (a->plane_open)
+		plane_close(&a->plane);
 	agent_tree_free(&a->tree);
 	policy_set_free(&a->set);
 	json_free(&a->line);
@@ -537,6 +576,8 @@ static void agent_cleanup(struct agent *a)
 		close(a->tree.inotify_fd);
 	if (a->policy_watch_fd >= 0)
 		close(a->policy_watch_fd);
+	if (a->gc_timer_fd >= 0)
+		close(a->gc_timer_fd);
 	if (a->signal_fd >= 0)
 		close(a->signal_fd);
 	if (a->epoll_fd >= 0)
@@ -549,22 +590,11 @@ static void agent_cleanup(struct agent *a)
 		close(a->events_fd);
 }
 
-static int unload(const char *dir)
-{
-	char err[PATH_MAX + 128];
-
-	if (loader_unpin(dir, err, sizeof(err))) {
-		fprintf(stderr, "cgward: %s\n", err);
-		return EXIT_RUNTIME_ERROR;
-	}
-	fprintf(stderr, "cgward: agent: unloaded %s: enforcement ended\n", dir);
-	return 0;
-}
-
 int cmd_agent(int argc, char **argv)
 {
 	struct agent a = {.events_fd = -1,
 			  .policy_watch_fd = -1,
+			  .gc_timer_fd = -1,
 			  .signal_fd = -1,
 			  .epoll_fd = -1,
 			  .tree.inotify_fd = -1};
@@ -576,7 +606,7 @@ int cmd_agent(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
 	if (a.opt.unload)
-		return unload(a.opt.bpffs);
+		return plane_cmd_unload(a.opt.bpffs, a.opt.force);
 	raise_open_file_limit();
 	json_init(&a.line);
 	if (load_policy(a.opt.policy_path, &a.set, err, sizeof(err), &n_errors) || open_sink(&a)) {

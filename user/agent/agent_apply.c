@@ -201,7 +201,7 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 
 		/* A cgroup that inherits its parent's rule is inside the parent's boundary. */
 		boundary = rule == parent_rule && parent_boundary ? parent_boundary : id;
-		ret = policy_maps_bind_cgroup(
+		ret = policy_maps_bind_rule(
 		    tree->maps, id,
 		    &(struct cgward_cgroup_policy){.policy_id = tree->first_id + (__u32)rule,
 						   .flags = rule_flags(r),

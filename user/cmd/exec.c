@@ -11,22 +11,20 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
 
 #include "cgroup.h"
-#include "cgward.skel.h"
 #include "event_stream.h"
 #include "exec.h"
 #include "exit_codes.h"
-#include "loader.h"
 #include "memory_limit.h"
+#include "plane.h"
 #include "policy_maps.h"
 #include "roots.h"
 #include "spawn.h"
 #include "wait_loop.h"
 
 #define MAX_ROOTS		 64
-#define EXEC_POLICY_ID		 1 /* each exec has its own maps: one policy */
 #define CGROUP_REMOVE_TIMEOUT_MS 5000
 
 struct exec_options {
@@ -46,10 +44,12 @@ struct execution {
 	struct root_spec roots[MAX_ROOTS];
 	size_t n_roots;
 	struct cgroup_layout layout;
-	struct cgward_bpf *skel;
+	struct plane plane;
+	bool plane_open;
+	__u32 policy_id; /* claimed in the plane's maps; 0 before */
+	int ring_fd;	 /* the run's own events */
 	struct exec_cgroup cgroup;
 	bool cgroup_created;
-	struct policy_maps maps;
 	struct event_context ctx;
 	struct event_stream events;
 	bool events_open;
@@ -280,7 +280,38 @@ static const char *relative_cgroup(const struct execution *x)
 								    : x->cgroup.path;
 }
 
-/* The BPF programs, the cgroup and its policy, and the event stream: everything but CMD. */
+/* The lost counter of the run's own ring buffer: its policy_info entry's. */
+static __u64 exec_events_lost(void *arg)
+{
+	const struct execution *x = arg;
+	struct cgward_policy_info info;
+
+	return policy_maps_get_info(&x->plane.maps, x->policy_id, &info) ? 0 : info.events_lost;
+}
+
+/*
+ * The run's policy under an id of its own, with its roots and its ring
+ * buffer, before its cgroup exists: the cgroup is bound to a complete policy.
+ */
+static int install_policy(struct execution *x)
+{
+	const struct policy_maps *maps = &x->plane.maps;
+	int ret;
+
+	x->ring_fd =
+	    bpf_map_create(BPF_MAP_TYPE_RINGBUF, "exec_ring", 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
+	if (x->ring_fd < 0)
+		return -errno;
+	ret = policy_maps_claim_exec_id(maps, "exec", (__u32)getpid(), &x->policy_id);
+	if (ret)
+		return ret;
+	ret = policy_maps_put_exec_ring(maps, x->policy_id, x->ring_fd);
+	if (ret == 0)
+		ret = policy_maps_put_roots(maps, x->policy_id, x->roots, x->n_roots);
+	return ret;
+}
+
+/* The plane adopted (or loaded), the policy, the cgroup, the event stream: everything but CMD. */
 static int set_up_enforcement(struct execution *x)
 {
 	char err[PATH_MAX + 8192];
@@ -291,30 +322,28 @@ static int set_up_enforcement(struct execution *x)
 		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = loader_load(&x->skel, x->opt.policy_flags, err, sizeof(err));
-	if (ret == 0)
-		ret = loader_attach(x->skel, err, sizeof(err));
-	if (ret == 0) {
-		ret = exec_cgroup_create(&x->layout, x->opt.cgroup_parent, x->opt.memory_mib,
-					 &x->cgroup, err, sizeof(err));
-		x->cgroup_created = ret == 0;
-	}
+	ret = plane_open(PLANE_DIR, &x->plane, err, sizeof(err));
+	x->plane_open = ret == 0;
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);
 		return ret;
 	}
-	x->maps.cgroup_policy_fd = bpf_map__fd(x->skel->maps.cgroup_policy);
-	x->maps.write_roots_fd = bpf_map__fd(x->skel->maps.write_roots);
-	x->maps.policy_info_fd = bpf_map__fd(x->skel->maps.policy_info);
-	ret = policy_maps_put_roots(&x->maps, EXEC_POLICY_ID, x->roots, x->n_roots);
-	if (ret == 0)
-		ret = policy_maps_bind_cgroup(
-		    &x->maps, x->cgroup.id,
-		    &(struct cgward_cgroup_policy){.policy_id = EXEC_POLICY_ID,
-						   .flags = x->opt.policy_flags,
-						   .boundary_id = x->cgroup.id});
+	ret = install_policy(x);
 	if (ret) {
 		fprintf(stderr, "cgward: cannot install the policy: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = exec_cgroup_create(&x->layout, x->opt.cgroup_parent, x->opt.memory_mib, &x->cgroup,
+				 err, sizeof(err));
+	x->cgroup_created = ret == 0;
+	if (ret == 0) {
+		ret = policy_maps_bind_exec_cgroup(&x->plane.maps, x->cgroup.id, x->policy_id,
+						   x->opt.policy_flags);
+		if (ret)
+			snprintf(err, sizeof(err), "cannot bind the cgroup: %s", strerror(-ret));
+	}
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
 		return ret;
 	}
 	x->ctx = (struct event_context){.roots = x->roots,
@@ -322,8 +351,7 @@ static int set_up_enforcement(struct execution *x)
 					.cgroup_path = relative_cgroup(x),
 					.policy_name = "exec",
 					.boot_to_realtime_ns = event_clock_offset()};
-	ret = event_stream_open(&x->events, bpf_map__fd(x->skel->maps.deny_events),
-				bpf_map__fd(x->skel->maps.lost_events), x->sink, &x->ctx);
+	ret = event_stream_open(&x->events, x->ring_fd, exec_events_lost, x, x->sink, &x->ctx);
 	x->events_open = ret == 0;
 	if (ret)
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
@@ -428,9 +456,14 @@ static int tear_down(struct execution *x, int status)
 		if (exec_cgroup_destroy(&x->cgroup, CGROUP_REMOVE_TIMEOUT_MS, err, sizeof(err))) {
 			fprintf(stderr, "cgward: %s\n", err);
 			status = status ? status : EXIT_SETUP_FAILED;
+			/* Its processes stay confined: cgward gc removes the policy later. */
+			return status;
 		}
-		policy_maps_unbind_cgroup(&x->maps, x->cgroup.id);
+		policy_maps_unbind_cgroup(&x->plane.maps, x->cgroup.id);
 	}
+	/* The cgroup is gone (its binding with it): no process can use the policy now. */
+	if (x->policy_id)
+		policy_maps_delete_exec(&x->plane.maps, x->policy_id);
 	return status;
 }
 
@@ -438,8 +471,10 @@ static void exec_cleanup(struct execution *x)
 {
 	if (x->events_open)
 		event_stream_close(&x->events);
-	if (x->skel)
-		loader_close(x->skel);
+	if (x->plane_open)
+		plane_close(&x->plane);
+	if (x->ring_fd >= 0)
+		close(x->ring_fd);
 	for (size_t i = 0; i < x->n_roots; i++)
 		root_close(&x->roots[i]);
 	if (x->epoll_fd >= 0)
@@ -452,7 +487,7 @@ static void exec_cleanup(struct execution *x)
 
 int cmd_exec(int argc, char **argv)
 {
-	struct execution x = {.signal_fd = -1, .epoll_fd = -1};
+	struct execution x = {.signal_fd = -1, .epoll_fd = -1, .ring_fd = -1};
 	int ret, status;
 
 	ret = parse_options(argc, argv, &x.opt);

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cgward gc: the command line of cgroup_gc(). */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "exit_codes.h"
 #include "gc.h"
 #include "gc_cmd.h"
+#include "plane.h"
 
 static const char usage[] =
     "Usage: cgward gc [--dry-run] [--cgroup-parent DIR]\n"
-    "Remove the cgward-* cgroups (and their v1 memory cgroups) left behind by\n"
-    "cgward exec runs whose process is gone; cgroups of live runs are kept.\n"
+    "Remove what cgward exec runs that were killed (SIGKILL, the OOM killer) left\n"
+    "behind: their empty cgward-* cgroups (and v1 memory cgroups), then their\n"
+    "policies in the plane's maps once no cgroup is bound to them. Cgroups of live\n"
+    "runs are kept, and so are those whose command still runs: it stays confined\n"
+    "until it exits. The agent does the same every minute.\n"
     "\n"
-    "  -n, --dry-run            list them, remove nothing\n"
+    "  -n, --dry-run            list the cgroups, remove nothing\n"
     "      --cgroup-parent DIR  look beneath this cgroup2 directory (default: the root)\n"
     "  -h, --help               this text\n"
     "\n"
@@ -26,6 +32,22 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
     {},
 };
+
+/* The policies of runs that are gone, when a plane is pinned. */
+static int gc_policies(void)
+{
+	struct plane plane;
+	char err[PATH_MAX + 128];
+	int ret;
+
+	if (plane_open_pinned(PLANE_DIR, &plane, err, sizeof(err)))
+		return 0;
+	ret = exec_policies_gc(&plane.maps, stdout);
+	if (ret < 0)
+		fprintf(stderr, "cgward: gc: the plane's maps: %s\n", strerror(-ret));
+	plane_close(&plane);
+	return ret;
+}
 
 int cmd_gc(int argc, char **argv)
 {
@@ -63,5 +85,7 @@ int cmd_gc(int argc, char **argv)
 	ret = cgroup_gc(&layout, parent, dry_run, stdout);
 	if (ret < 0)
 		fprintf(stderr, "cgward: gc: %s\n", strerror(-ret));
+	if (!dry_run && gc_policies() < 0)
+		ret = ret ? ret : -EIO;
 	return ret == 0 ? 0 : EXIT_RUNTIME_ERROR;
 }

@@ -9,6 +9,7 @@
 #include "exec.h"
 #include "exit_codes.h"
 #include "gc_cmd.h"
+#include "plane_cmd.h"
 #include "policy_cmd.h"
 #include "status_cmd.h"
 
@@ -22,7 +23,9 @@ static const char usage[] =
     "  status    show the pinned agent state; exit 0 when attached\n"
     "  events    print (and follow) the agent's events, filtered\n"
     "  policy    validate a YAML policy file (cgward policy check FILE)\n"
-    "  gc        remove cgward cgroups left by crashed runs\n"
+    "  load      load and pin the enforcement plane (exec and agent do it too)\n"
+    "  unload    remove the enforcement plane; refused while cgroups are bound\n"
+    "  gc        remove cgroups and policies left by runs that were killed\n"
     "  doctor    check whether this kernel can enforce\n"
     "\n"
     "Each command has --help. Exit status 2: usage error.\n";
@@ -34,7 +37,8 @@ struct command {
 
 static const struct command commands[] = {
     {"exec", cmd_exec},	    {"agent", cmd_agent}, {"status", cmd_status}, {"events", cmd_events},
-    {"policy", cmd_policy}, {"gc", cmd_gc},	  {"doctor", cmd_doctor},
+    {"policy", cmd_policy}, {"gc", cmd_gc},	  {"doctor", cmd_doctor}, {"load", cmd_load},
+    {"unload", cmd_unload},
 };
 
 int main(int argc, char **argv)

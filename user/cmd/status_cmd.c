@@ -9,13 +9,13 @@
 #include <bpf/bpf.h>
 
 #include "exit_codes.h"
-#include "loader.h"
+#include "plane.h"
 #include "policy_maps.h"
 #include "status_cmd.h"
 
 static const char usage[] =
     "Usage: cgward status [--bpffs DIR]\n"
-    "Show what the agent pinned under DIR (default " LOADER_PIN_DIR "): each program\n"
+    "Show what the agent pinned under DIR (default " PLANE_DIR "): each program\n"
     "and whether its link is pinned (attached), and each policy in the maps: its\n"
     "rule's name and id, how many cgroups are bound to it, how many roots it has,\n"
     "and how many operations the kernel denied and audited under it since the\n"
@@ -107,32 +107,29 @@ static void print_policy(const struct policy_maps *maps, const struct policy_cou
 
 static void print_policies(const char *dir)
 {
-	struct loader_pinned pinned;
+	struct plane plane;
 	struct policy_counts counts = {};
-	struct policy_maps maps;
+	const struct policy_maps *maps = &plane.maps;
 	char err[4096 + 128];
 
-	if (loader_open_pinned(dir, &pinned, err, sizeof(err))) {
+	if (plane_open_pinned(dir, &plane, err, sizeof(err))) {
 		printf("maps: not pinned (%s)\n", err);
 		return;
 	}
-	maps = (struct policy_maps){.cgroup_policy_fd = pinned.cgroup_policy_fd,
-				    .write_roots_fd = pinned.write_roots_fd,
-				    .policy_info_fd = pinned.policy_info_fd};
-	if (policy_maps_visit(&maps, count_policy, &counts) || counts.failed)
+	if (policy_maps_visit(maps, count_policy, &counts) || counts.failed)
 		printf("maps: cannot be read\n");
 	qsort(counts.items, counts.n, sizeof(*counts.items), by_id);
 	for (size_t i = 0; i < counts.n; i++)
-		print_policy(&maps, &counts.items[i]);
+		print_policy(maps, &counts.items[i]);
 	if (!counts.n)
 		printf("policies: none\n");
 	free(counts.items);
-	loader_pinned_close(&pinned);
+	plane_close(&plane);
 }
 
 int cmd_status(int argc, char **argv)
 {
-	const char *dir = LOADER_PIN_DIR;
+	const char *dir = PLANE_DIR;
 	int c, expected = 0, attached;
 
 	optind = 1;
@@ -154,7 +151,7 @@ int cmd_status(int argc, char **argv)
 			usage);
 		return EXIT_USAGE;
 	}
-	attached = loader_pinned_links(dir, print_link, &expected);
+	attached = plane_links(dir, print_link, &expected);
 	if (attached < 0) {
 		fprintf(stderr, "cgward: status: %s\n", strerror(-attached));
 		return EXIT_RUNTIME_ERROR;

@@ -22,10 +22,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int event_stream_open(struct event_stream *stream, int ring_fd, int lost_events_fd, FILE *sink,
-		      const struct event_context *ctx)
+int event_stream_open(struct event_stream *stream, int ring_fd, event_lost_fn lost, void *lost_arg,
+		      FILE *sink, const struct event_context *ctx)
 {
-	*stream = (struct event_stream){.lost_events_fd = lost_events_fd, .sink = sink, .ctx = ctx};
+	*stream = (struct event_stream){
+	    .lost = lost, .lost_arg = lost_arg, .sink = sink, .ctx = ctx};
 	json_init(&stream->line);
 	stream->ring = ring_buffer__new(ring_fd, on_record, stream, NULL);
 	if (!stream->ring) {
@@ -41,8 +42,9 @@ int event_stream_fd(const struct event_stream *stream)
 }
 
 /* The per-CPU counters of records the kernel could not queue, summed. */
-static __u64 lost_total(int lost_events_fd)
+__u64 event_stream_lost_per_cpu(void *arg)
 {
+	int lost_events_fd = *(const int *)arg;
 	int ncpus = libbpf_num_possible_cpus();
 	__u32 zero = 0;
 	__u64 total = 0, *per_cpu;
@@ -61,7 +63,7 @@ static __u64 lost_total(int lost_events_fd)
 int event_stream_drain(struct event_stream *stream)
 {
 	int ret = ring_buffer__consume(stream->ring);
-	__u64 lost = lost_total(stream->lost_events_fd);
+	__u64 lost = stream->lost(stream->lost_arg);
 
 	if (lost > stream->lost_reported) {
 		event_lost_to_json(lost - stream->lost_reported, stream->ctx, &stream->line);

@@ -11,9 +11,13 @@
 
 struct ring_buffer;
 
+/* How many events the kernel could not queue so far: a counter that only grows. */
+typedef __u64 (*event_lost_fn)(void *arg);
+
 struct event_stream {
 	struct ring_buffer *ring;
-	int lost_events_fd;
+	event_lost_fn lost;
+	void *lost_arg;
 	__u64 lost_reported;
 	FILE *sink;
 	const struct event_context *ctx;
@@ -21,8 +25,11 @@ struct event_stream {
 	unsigned long long written;
 };
 
-int event_stream_open(struct event_stream *stream, int ring_fd, int lost_events_fd, FILE *sink,
-		      const struct event_context *ctx);
+int event_stream_open(struct event_stream *stream, int ring_fd, event_lost_fn lost, void *lost_arg,
+		      FILE *sink, const struct event_context *ctx);
+
+/* The event_lost_fn of the agent's ring buffer: arg points to the lost_events map's fd. */
+__u64 event_stream_lost_per_cpu(void *arg);
 /* A descriptor that polls readable when records wait. */
 int event_stream_fd(const struct event_stream *stream);
 /* Writes every waiting record, then a "lost" line if the kernel dropped any since the last call. */

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
 #include <bpf/bpf.h>
 
 #include "cgward_abi.h"
@@ -70,6 +72,48 @@ int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
 	return 0;
 }
 
+int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
+			  const struct cgward_cgroup_policy *policy)
+{
+	struct cgward_cgroup_policy current;
+
+	if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroup_id, &current) != 0 ||
+	    current.policy_id < CGWARD_EXEC_POLICY_MIN)
+		return policy_maps_bind_cgroup(maps, cgroup_id, policy);
+	if (!(policy->flags & CGWARD_POLICY_MANDATORY))
+		return 0;
+	current.mandatory_id = policy->policy_id;
+	return policy_maps_bind_cgroup(maps, cgroup_id, &current);
+}
+
+/* Network access that both a and b allow. */
+static __u32 stricter_network(__u32 a, __u32 b)
+{
+	__u32 no_network = (a | b) & CGWARD_POLICY_NO_NETWORK;
+	bool loopback_a = !(a & CGWARD_POLICY_NO_NETWORK) || (a & CGWARD_POLICY_ALLOW_LOOPBACK);
+	bool loopback_b = !(b & CGWARD_POLICY_NO_NETWORK) || (b & CGWARD_POLICY_ALLOW_LOOPBACK);
+
+	return no_network | (no_network && loopback_a && loopback_b ? CGWARD_POLICY_ALLOW_LOOPBACK
+								     : 0);
+}
+
+int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
+				 __u32 policy_id, __u32 flags)
+{
+	struct cgward_cgroup_policy inherited,
+	    policy = {.policy_id = policy_id, .flags = flags, .boundary_id = cgroup_id};
+
+	if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroup_id, &inherited) == 0 &&
+	    (inherited.flags & CGWARD_POLICY_MANDATORY)) {
+		policy.mandatory_id = inherited.policy_id;
+		/* Audit only when both only audit: a mandatory rule's denies stay denies. */
+		policy.flags = (flags & inherited.flags & CGWARD_POLICY_AUDIT) |
+			       ((flags | inherited.flags) & CGWARD_POLICY_NO_UNIX_OUTSIDE) |
+			       stricter_network(flags, inherited.flags);
+	}
+	return policy_maps_bind_cgroup(maps, cgroup_id, &policy);
+}
+
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id)
 {
 	bpf_map_delete_elem(maps->cgroup_policy_fd, &cgroup_id);
@@ -97,8 +141,14 @@ static int collect_keys(int fd, size_t key_size, void **keys, size_t *n)
 			break;
 		(*n)++;
 	}
+	if (errno != ENOENT) {
+		int ret = -errno;
+
+		free(buf);
+		return ret;
+	}
 	*keys = buf;
-	return errno == ENOENT ? 0 : -errno;
+	return 0;
 }
 
 int policy_maps_visit(const struct policy_maps *maps,
@@ -134,7 +184,7 @@ static void note_highest(__u64 cgroup_id, __u32 policy_id, __u32 flags, void *ar
 
 	(void)cgroup_id;
 	(void)flags;
-	if (policy_id > *highest)
+	if (policy_id > *highest && policy_id < CGWARD_EXEC_POLICY_MIN)
 		*highest = policy_id;
 }
 
@@ -144,6 +194,12 @@ __u32 policy_maps_highest_id(const struct policy_maps *maps)
 
 	policy_maps_visit(maps, note_highest, &highest);
 	return highest;
+}
+
+/* An agent policy id other than those in [first, end). */
+static bool retired(__u32 policy_id, __u32 first, __u32 end)
+{
+	return policy_id < CGWARD_EXEC_POLICY_MIN && (policy_id < first || policy_id >= end);
 }
 
 int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end)
@@ -160,7 +216,7 @@ int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end)
 		struct cgward_cgroup_policy policy;
 
 		if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroups[i], &policy) == 0 &&
-		    (policy.policy_id < first || policy.policy_id >= end))
+		    retired(policy.policy_id, first, end))
 			bpf_map_delete_elem(maps->cgroup_policy_fd, &cgroups[i]);
 	}
 	free(cgroups);
@@ -168,7 +224,7 @@ int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end)
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < n; i++) {
-		if (roots[i].policy_id < first || roots[i].policy_id >= end)
+		if (retired(roots[i].policy_id, first, end))
 			bpf_map_delete_elem(maps->write_roots_fd, &roots[i]);
 	}
 	free(roots);
@@ -176,9 +232,109 @@ int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end)
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < n; i++) {
-		if (ids[i] < first || ids[i] >= end)
+		if (retired(ids[i], first, end))
 			policy_maps_delete_info(maps, ids[i]);
 	}
 	free(ids);
 	return 0;
+}
+
+int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, __u32 owner_pid,
+			      __u32 *policy_id)
+{
+	struct cgward_policy_info info = {.owner_pid = owner_pid};
+	const __u32 span = 0xffffffffU - CGWARD_EXEC_POLICY_MIN;
+	__u32 start;
+
+	snprintf(info.name, sizeof(info.name), "%s", name);
+	/* A random start: concurrent runs rarely try the same ids. */
+	if (getrandom(&start, sizeof(start), 0) != sizeof(start))
+		start = owner_pid;
+	for (__u32 i = 0; i < CGWARD_EXEC_MAX; i++) {
+		*policy_id = CGWARD_EXEC_POLICY_MIN + (start + i) % span;
+		if (bpf_map_update_elem(maps->policy_info_fd, policy_id, &info, BPF_NOEXIST) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -ENOSPC;
+}
+
+int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, int ring_fd)
+{
+	if (bpf_map_update_elem(maps->exec_events_fd, &policy_id, &ring_fd, BPF_NOEXIST) != 0)
+		return -errno;
+	return 0;
+}
+
+void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id)
+{
+	struct cgward_root_key *roots;
+	size_t n;
+
+	if (collect_keys(maps->write_roots_fd, sizeof(*roots), (void **)&roots, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (roots[i].policy_id == policy_id)
+				bpf_map_delete_elem(maps->write_roots_fd, &roots[i]);
+		}
+		free(roots);
+	}
+	bpf_map_delete_elem(maps->exec_events_fd, &policy_id);
+	policy_maps_delete_info(maps, policy_id);
+}
+
+static bool bound_to(const __u32 *bound, size_t n, __u32 policy_id)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (bound[i] == policy_id)
+			return true;
+	}
+	return false;
+}
+
+/* The policy ids cgroups are bound to, mandatory ones included. */
+static int bound_ids(const struct policy_maps *maps, __u32 **ids, size_t *n)
+{
+	__u64 *cgroups = NULL;
+	size_t n_cgroups;
+	int ret = collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups,
+			       &n_cgroups);
+
+	*n = 0;
+	*ids = ret ? NULL : calloc(2 * n_cgroups + 1, sizeof(**ids));
+	for (size_t i = 0; *ids && i < n_cgroups; i++) {
+		struct cgward_cgroup_policy policy;
+
+		if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroups[i], &policy) != 0)
+			continue;
+		(*ids)[(*n)++] = policy.policy_id;
+		if (policy.mandatory_id)
+			(*ids)[(*n)++] = policy.mandatory_id;
+	}
+	free(cgroups);
+	return ret ? ret : *ids ? 0 : -ENOMEM;
+}
+
+int policy_maps_collect_execs(const struct policy_maps *maps, bool (*owner_alive)(__u32 pid),
+			      void (*removed)(__u32 policy_id, void *arg), void *arg)
+{
+	__u32 *ids = NULL, *bound = NULL;
+	size_t n, n_bound = 0;
+	int count = 0, ret = collect_keys(maps->policy_info_fd, sizeof(*ids), (void **)&ids, &n);
+
+	if (ret == 0)
+		ret = bound_ids(maps, &bound, &n_bound);
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		struct cgward_policy_info info;
+
+		if (ids[i] < CGWARD_EXEC_POLICY_MIN || bound_to(bound, n_bound, ids[i]) ||
+		    policy_maps_get_info(maps, ids[i], &info) || owner_alive(info.owner_pid))
+			continue;
+		policy_maps_delete_exec(maps, ids[i]);
+		removed(ids[i], arg);
+		count++;
+	}
+	free(bound);
+	free(ids);
+	return ret ? ret : count;
 }

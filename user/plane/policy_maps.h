@@ -16,6 +16,7 @@ struct policy_maps {
 	int cgroup_policy_fd;
 	int write_roots_fd;
 	int policy_info_fd;
+	int exec_events_fd;
 };
 
 /* Names policy_id, its counts at zero: the kernel counts its verdicts from now on. */
@@ -34,6 +35,22 @@ void policy_maps_delete_roots(const struct policy_maps *maps, __u32 policy_id,
 /* Binds (or rebinds, atomically) a cgroup to a policy. */
 int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
 			    const struct cgward_cgroup_policy *policy);
+
+/*
+ * Binds a cgroup to an agent rule's policy. A `cgward exec` run's cgroup
+ * keeps the run's own policy: a mandatory rule goes in beside it (its roots
+ * must allow a write too), any other gives way to it.
+ */
+int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
+			  const struct cgward_cgroup_policy *policy);
+
+/*
+ * Binds a `cgward exec` run's new cgroup to the run's policy. A mandatory
+ * agent rule that the cgroup inherited when it was made stays in force
+ * beside it, and the stricter of their flags hold.
+ */
+int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
+				 __u32 policy_id, __u32 flags);
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
 
 /*
@@ -42,15 +59,40 @@ void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
  * (policy_maps_bind_cgroup), then policy_maps_retire.
  */
 
-/* The highest policy id bound to a cgroup or owning a root; 0 when the maps are empty. */
+/* The highest agent policy id bound to a cgroup or owning a root; 0 when there is none. */
 __u32 policy_maps_highest_id(const struct policy_maps *maps);
 
 /*
- * Unbinds every cgroup whose policy id is outside [first, end), then deletes
- * the roots and the info of those ids: the cgroups go before their roots, so
- * no cgroup is ever bound to a policy without its roots.
+ * Unbinds every cgroup whose agent policy id is outside [first, end), then
+ * deletes the roots and the info of those ids: the cgroups go before their
+ * roots, so no cgroup is ever bound to a policy without its roots. Exec
+ * policies (CGWARD_EXEC_POLICY_MIN and up) are not the agent's: untouched.
  */
 int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end);
+
+/*
+ * A `cgward exec` run's policy id, claimed by creating its policy_info entry
+ * (name, owner_pid) with BPF_NOEXIST: no other run or agent can hold it.
+ */
+int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, __u32 owner_pid,
+			      __u32 *policy_id);
+
+/* The run's own ring buffer: the kernel sends it the events of the cgroups bound to policy_id. */
+int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, int ring_fd);
+
+/*
+ * Removes an exec policy whose cgroups are gone: its roots, its ring buffer
+ * and, last, its policy_info entry, which frees the id.
+ */
+void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id);
+
+/*
+ * Deletes the exec policies that no cgroup is bound to and whose owner is
+ * not alive (owner_alive), as a cgward exec killed with SIGKILL leaves
+ * them; calls removed for each. Returns how many, or negative errno.
+ */
+int policy_maps_collect_execs(const struct policy_maps *maps, bool (*owner_alive)(__u32 pid),
+			      void (*removed)(__u32 policy_id, void *arg), void *arg);
 
 /* Calls visit once per cgroup binding, and once per root (cgroup_id 0 then). */
 int policy_maps_visit(const struct policy_maps *maps,

@@ -541,11 +541,6 @@ static int remove_until(const char *dir, long deadline_ns)
 	}
 }
 
-int cgroup_remove(const char *dir, int timeout_ms)
-{
-	return remove_until(dir, now_ns() + timeout_ms * 1000000L);
-}
-
 int exec_cgroup_destroy(struct exec_cgroup *cg, int timeout_ms, char *err, size_t errlen)
 {
 	char *dirs[] = {cg->path, cg->memory_path};

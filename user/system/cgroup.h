@@ -81,10 +81,4 @@ int cgroup_memory_limit_write_v2(const char *dir, __u64 mib, char *err, size_t e
  */
 int cgroup_memory_limit_write_v1(const char *dir, __u64 mib, char *err, size_t errlen);
 
-/*
- * Kills the members of the cgroup directory dir and removes it, retrying on
- * EBUSY until timeout_ms. A directory already gone counts as removed.
- */
-int cgroup_remove(const char *dir, int timeout_ms);
-
 #endif

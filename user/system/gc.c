@@ -6,18 +6,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gc.h"
+#include <unistd.h>
 
-/* Long enough for the kernel to reap killed members; gc is not in a hurry. */
-#define GC_REMOVE_TIMEOUT_MS 5000
+#include "gc.h"
 
 /*
  * The creator's pid is in the name: while it lives, the cgroup is a running
  * cgward's. EPERM still means the process exists.
  */
-static bool creator_alive(pid_t creator)
+static bool creator_alive(__u32 creator)
 {
-	return !kill(creator, 0) || errno == EPERM;
+	return creator && (!kill((pid_t)creator, 0) || errno == EPERM);
 }
 
 static bool is_leftover(int dirfd, const char *name)
@@ -25,7 +24,7 @@ static bool is_leftover(int dirfd, const char *name)
 	struct stat st;
 	pid_t creator;
 
-	return exec_cgroup_name_parse(name, &creator) && !creator_alive(creator) &&
+	return exec_cgroup_name_parse(name, &creator) && !creator_alive((__u32)creator) &&
 	       !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
 }
 
@@ -46,7 +45,12 @@ static int collect_dir(const char *dir, bool dry_run, FILE *out)
 		if (!is_leftover(dirfd(listing), entry->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
-		r = dry_run ? 0 : cgroup_remove(path, GC_REMOVE_TIMEOUT_MS);
+		r = dry_run || rmdir(path) == 0 ? 0 : -errno;
+		/* Its processes outlived their cgward: they run on, confined, until they exit. */
+		if (r == -EBUSY) {
+			fprintf(stderr, "cgward: %s still has processes (confined): kept\n", path);
+			continue;
+		}
 		if (r) {
 			fprintf(stderr, "cgward: could not remove cgroup %s: %s\n", path,
 				strerror(-r));
@@ -74,4 +78,14 @@ int cgroup_gc(const struct cgroup_layout *layout, const char *parent, bool dry_r
 	}
 	memory_failed = collect_dir(memory_parent, dry_run, out);
 	return memory_failed < 0 ? memory_failed : failed + memory_failed;
+}
+
+static void print_removed_policy(__u32 policy_id, void *arg)
+{
+	fprintf(arg, "policy %u\n", policy_id);
+}
+
+int exec_policies_gc(const struct policy_maps *maps, FILE *out)
+{
+	return policy_maps_collect_execs(maps, creator_alive, print_removed_policy, out);
 }

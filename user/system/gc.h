@@ -7,15 +7,23 @@
 #include <stdio.h>
 
 #include "cgroup.h"
+#include "policy_maps.h"
 
 /*
- * Lists (dry_run) or removes, killing their members, the cgroups named as
- * exec_cgroup_create names them directly under parent (NULL: layout->unified)
- * and under the caller's v1 memory cgroup, printing each path a line to out.
- * Cgroups whose creating process is still alive belong to a running cgward
- * and are left alone. Returns how many could not be removed, each reported on
+ * Lists (dry_run) or removes the empty cgroups named as exec_cgroup_create
+ * names them directly under parent (NULL: layout->unified) and under the
+ * caller's v1 memory cgroup, printing each path a line to out. Cgroups whose
+ * creating process is still alive belong to a running cgward, and those
+ * with processes left run on, confined: both are left alone. Returns how many could not be removed, each reported on
  * stderr, or negative errno (also reported there).
  */
 int cgroup_gc(const struct cgroup_layout *layout, const char *parent, bool dry_run, FILE *out);
+
+/*
+ * Removes the exec policies from the plane's maps that no cgroup is bound to
+ * any more and whose cgward is gone, printing "policy ID" a line to out.
+ * Returns how many, or negative errno.
+ */
+int exec_policies_gc(const struct policy_maps *maps, FILE *out);
 
 #endif

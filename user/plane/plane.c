@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cgward.skel.h"
+#include "cgward_abi.h"
+#include "loader.h"
+#include "plane.h"
+
+/* Every map but event_scratch, which is per-CPU scratch space of the programs alone. */
+static const char *const pinned_map_names[] = {
+    "cgroup_policy", "write_roots", "policy_info", "exec_events",
+    "deny_events",   "lost_events", "plane_info",
+};
+
+static int pin_path(char *out, size_t outlen, const char *dir, const char *kind, const char *name)
+{
+	int len = snprintf(out, outlen, "%s/%s%s%s", dir, kind, name ? "/" : "", name ? name : "");
+
+	return len < 0 || (size_t)len >= outlen ? -ENAMETOOLONG : 0;
+}
+
+static int make_dir(const char *dir, const char *sub)
+{
+	char path[PATH_MAX];
+	int len = snprintf(path, sizeof(path), "%s%s%s", dir, sub ? "/" : "", sub ? sub : "");
+
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* FNV-1a of the embedded BPF object: programs that differ in any way differ here. */
+static __u64 object_hash(void)
+{
+	size_t size;
+	const unsigned char *bytes = cgward_bpf__elf_bytes(&size);
+	__u64 hash = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < size; i++) {
+		hash ^= bytes[i];
+		hash *= 0x100000001b3ULL;
+	}
+	return hash;
+}
+
+/* How many pins dir/kind holds (0 when it does not exist). */
+static int count_pins(const char *dir, const char *kind)
+{
+	char path[PATH_MAX];
+	struct dirent *entry;
+	int n = 0;
+	DIR *d = pin_path(path, sizeof(path), dir, kind, NULL) == 0 ? opendir(path) : NULL;
+
+	while (d && (entry = readdir(d))) {
+		if (entry->d_name[0] != '.')
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int refuse_stale(const char *dir, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "the enforcement plane pinned under %s %s: it keeps enforcing, and this cgward "
+		 "will not use it. Run the cgward that pinned it, or stop its agent and execs "
+		 "and run `cgward unload --force` (cgroups bound to it are unenforced until the "
+		 "next load)",
+		 dir, what);
+	return -ESTALE;
+}
+
+/*
+ * 0: a complete plane of this build is pinned; -ENOENT: none is, or one is
+ * still being loaded or was left half attached; -ESTALE: another build's.
+ */
+static int check_pinned(const char *dir, char *err, size_t errlen)
+{
+	struct cgward_plane_info info = {};
+	char path[PATH_MAX], what[128];
+	__u32 zero = 0;
+	int fd, ret = pin_path(path, sizeof(path), dir, "maps", "plane_info");
+
+	if (ret)
+		return ret;
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		if (count_pins(dir, "maps") || count_pins(dir, "links"))
+			return refuse_stale(dir, "has no version (an older cgward pinned it)", err,
+					    errlen);
+		return -ENOENT;
+	}
+	ret = bpf_map_lookup_elem(fd, &zero, &info) ? -errno : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	/* Zero: the loader holding the lock has not written it yet. */
+	if (info.abi_version == 0)
+		return -ENOENT;
+	if (info.abi_version != CGWARD_ABI_VERSION || info.object_hash != object_hash()) {
+		snprintf(what, sizeof(what),
+			 "was built from other BPF programs (ABI %u, object %016llx; this cgward: "
+			 "ABI %u, object %016llx)",
+			 info.abi_version, (unsigned long long)info.object_hash, CGWARD_ABI_VERSION,
+			 (unsigned long long)object_hash());
+		return refuse_stale(dir, what, err, errlen);
+	}
+	return count_pins(dir, "links") < (int)info.n_links ? -ENOENT : 0;
+}
+
+static int write_plane_info(struct cgward_bpf *skel)
+{
+	struct cgward_plane_info info = {.abi_version = CGWARD_ABI_VERSION,
+					 .object_hash = object_hash()};
+	struct bpf_program *prog;
+	__u32 zero = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) info.n_links += bpf_program__autoload(prog);
+	if (bpf_map__update_elem(skel->maps.plane_info, &zero, sizeof(zero), &info, sizeof(info),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* Attaches and pins each program whose link is not pinned yet. */
+static int attach_missing(struct cgward_bpf *skel, const char *dir, int *attached, char *err,
+			  size_t errlen)
+{
+	struct bpf_program *prog;
+	char path[PATH_MAX];
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		struct bpf_link *link;
+		int ret;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		ret = pin_path(path, sizeof(path), dir, "links", bpf_program__name(prog));
+		if (ret == 0 && access(path, F_OK) == 0)
+			continue;
+		link = ret ? NULL : bpf_program__attach(prog);
+		if (!ret && !link)
+			ret = -errno;
+		if (!ret)
+			ret = bpf_link__pin(link, path);
+		/* Pinned, the link outlives its fd; unpinned, closing it detaches. */
+		bpf_link__destroy(link);
+		if (ret) {
+			snprintf(err, errlen, "cannot attach and pin %s: %s",
+				 bpf_program__name(prog), strerror(-ret));
+			return ret;
+		}
+		(*attached)++;
+	}
+	return 0;
+}
+
+/*
+ * Loads the programs with their maps pinned (libbpf reuses a map already
+ * pinned at its path, as one left by a load that stopped half way), writes
+ * plane_info, then attaches what is not attached yet.
+ */
+static int load_and_pin(const char *dir, struct plane *plane, char *err, size_t errlen)
+{
+	struct cgward_bpf *skel;
+	char path[PATH_MAX];
+	int ret = loader_open(&skel, err, errlen);
+
+	for (size_t i = 0; ret == 0 && i < sizeof(pinned_map_names) / sizeof(*pinned_map_names);
+	     i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_map_names[i]);
+
+		ret =
+		    map ? pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]) : -ENOENT;
+		if (!ret)
+			ret = bpf_map__set_pin_path(map, path);
+		if (ret)
+			snprintf(err, errlen, "cannot pin map %s: %s", pinned_map_names[i],
+				 strerror(-ret));
+	}
+	if (ret == 0) {
+		ret = cgward_bpf__load(skel);
+		if (ret)
+			loader_describe_error(ret, err, errlen);
+	}
+	if (ret == 0) {
+		ret = write_plane_info(skel);
+		if (ret)
+			snprintf(err, errlen, "cannot write plane_info: %s", strerror(-ret));
+	}
+	if (ret == 0)
+		ret = attach_missing(skel, dir, &plane->links_attached, err, errlen);
+	cgward_bpf__destroy(skel);
+	return ret;
+}
+
+static int make_plane_dirs(const char *dir, char *err, size_t errlen)
+{
+	int ret = make_dir(dir, NULL);
+
+	if (!ret)
+		ret = make_dir(dir, "maps");
+	if (!ret)
+		ret = make_dir(dir, "links");
+	if (ret)
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
+	return ret;
+}
+
+/* The first caller loads, under an exclusive lock on dir; the others wait, then adopt. */
+static int load_once(const char *dir, struct plane *plane, char *err, size_t errlen)
+{
+	int lock, ret = loader_probe(err, errlen);
+
+	if (!ret)
+		ret = make_plane_dirs(dir, err, errlen);
+	if (ret)
+		return ret;
+	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock < 0 || flock(lock, LOCK_EX) != 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot lock %s: %s", dir, strerror(-ret));
+		if (lock >= 0)
+			close(lock);
+		return ret;
+	}
+	ret = check_pinned(dir, err, errlen);
+	if (ret == -ENOENT)
+		ret = load_and_pin(dir, plane, err, errlen);
+	close(lock);
+	return ret;
+}
+
+int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen)
+{
+	int ret = check_pinned(dir, err, errlen);
+
+	plane->links_attached = 0;
+	if (ret == -ENOENT)
+		ret = load_once(dir, plane, err, errlen);
+	return ret ? ret : plane_open_pinned(dir, plane, err, errlen);
+}
+
+int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen)
+{
+	int *fds[] = {&plane->maps.cgroup_policy_fd, &plane->maps.write_roots_fd,
+		      &plane->maps.policy_info_fd,   &plane->maps.exec_events_fd,
+		      &plane->deny_events_fd,	     &plane->lost_events_fd};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		*fds[i] = -1;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		int ret = pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]);
+
+		if (ret == 0) {
+			*fds[i] = bpf_obj_get(path);
+			ret = *fds[i] < 0 ? -errno : 0;
+		}
+		if (ret) {
+			snprintf(err, errlen, "cannot open the pinned map %s: %s", path,
+				 strerror(-ret));
+			plane_close(plane);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void plane_close(struct plane *plane)
+{
+	int *fds[] = {&plane->maps.cgroup_policy_fd, &plane->maps.write_roots_fd,
+		      &plane->maps.policy_info_fd,   &plane->maps.exec_events_fd,
+		      &plane->deny_events_fd,	     &plane->lost_events_fd};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg),
+		void *arg)
+{
+	struct bpf_program *prog;
+	struct cgward_bpf *skel;
+	char path[PATH_MAX], err[256];
+	int pinned = 0, ret = loader_open(&skel, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		int fd = -1;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (pin_path(path, sizeof(path), dir, "links", bpf_program__name(prog)) == 0)
+			fd = bpf_obj_get(path);
+		if (fd >= 0)
+			pinned++;
+		visit(bpf_program__name(prog), fd, arg);
+		if (fd >= 0)
+			close(fd);
+	}
+	cgward_bpf__destroy(skel);
+	return pinned;
+}
+
+static int unpin_all(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *entry;
+	int ret = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((entry = readdir(d))) {
+		if (entry->d_name[0] == '.')
+			continue;
+		if (unlinkat(dirfd(d), entry->d_name, 0) != 0 && errno != ENOENT)
+			ret = -errno;
+	}
+	closedir(d);
+	if (ret == 0 && rmdir(dir) != 0 && errno != ENOENT)
+		ret = -errno;
+	return ret;
+}
+
+#define MAX_LINKS 128 /* more than the programs: one link each */
+
+/* The ids of the programs of the links pinned under dir, to tell when they are detached. */
+static size_t pinned_prog_ids(const char *dir, __u32 *ids)
+{
+	char links[PATH_MAX];
+	DIR *d = pin_path(links, sizeof(links), dir, "links", NULL) == 0 ? opendir(links) : NULL;
+	struct dirent *entry;
+	size_t n = 0;
+
+	while (d && (entry = readdir(d)) && n < MAX_LINKS) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		char path[PATH_MAX];
+		int fd = -1;
+
+		if (entry->d_name[0] != '.' &&
+		    pin_path(path, sizeof(path), dir, "links", entry->d_name) == 0)
+			fd = bpf_obj_get(path);
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			ids[n++] = info.prog_id;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * Unpinning drops the last reference, but the kernel may release a link
+ * later, from an RCU callback's work item (seen on the PREEMPT_RT kernel).
+ * A link's id goes before it is detached, its program's only after: the
+ * programs' ids tell when enforcement has ended.
+ */
+static int wait_programs_released(const __u32 *ids, size_t n)
+{
+	for (int tries = 0; tries < 500; tries++) {
+		size_t alive = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			int fd = bpf_prog_get_fd_by_id(ids[i]);
+
+			if (fd >= 0) {
+				close(fd);
+				alive++;
+			}
+		}
+		if (!alive)
+			return 0;
+		usleep(10000);
+	}
+	return -EBUSY;
+}
+
+static int unpin_kind(const char *dir, const char *kind, char *path, size_t pathlen)
+{
+	int ret = pin_path(path, pathlen, dir, kind, NULL);
+
+	return ret ? ret : unpin_all(path);
+}
+
+int plane_unpin(const char *dir, char *err, size_t errlen)
+{
+	__u32 prog_ids[MAX_LINKS];
+	size_t n_progs = pinned_prog_ids(dir, prog_ids);
+	char path[PATH_MAX];
+	int ret = unpin_kind(dir, "links", path, sizeof(path)); /* enforcement ends there */
+
+	if (ret == 0 && wait_programs_released(prog_ids, n_progs)) {
+		snprintf(err, errlen,
+			 "the kernel still runs the programs unpinned from %s after 5 s", path);
+		return -EBUSY;
+	}
+	if (ret == 0)
+		ret = unpin_kind(dir, "maps", path, sizeof(path));
+	if (ret == 0 && rmdir(dir) != 0 && errno != ENOENT)
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "cannot unpin %s: %s", path, strerror(-ret));
+	return ret;
+}

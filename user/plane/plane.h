@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The enforcement plane: one set of programs and maps per host, attached
+ * once and pinned in bpffs, shared by `cgward agent` and every `cgward exec`.
+ * Whichever needs it first loads and pins it; the others adopt it. It stays
+ * until `cgward unload`.
+ *
+ * Pins: DIR/maps/NAME and DIR/links/PROGRAM under a bpffs directory
+ * (default /sys/fs/bpf/cgward, root's only, and bpffs is never writable
+ * from inside a boundary).
+ */
+#ifndef CGWARD_PLANE_H
+#define CGWARD_PLANE_H
+
+#include <stddef.h>
+
+#include "policy_maps.h"
+
+#define PLANE_DIR "/sys/fs/bpf/cgward"
+
+struct plane {
+	struct policy_maps maps;
+	int deny_events_fd; /* every event of the host, for the agent */
+	int lost_events_fd; /* per-CPU count of those that did not fit */
+	int links_attached; /* links this call attached and pinned: 0 when it adopted */
+};
+
+/*
+ * Adopts the plane pinned under dir, or loads, attaches and pins it when
+ * none is (under a lock on dir, so that of two first callers one loads and
+ * the other adopts). A plane pinned by a cgward with other programs or map
+ * layouts is refused (-ESTALE, err says how to proceed): it is never
+ * adopted, so its maps are never misread. The fds are the caller's
+ * (plane_close).
+ */
+int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen);
+
+/* Opens the pinned maps alone, loading nothing (status, gc, unload). */
+int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen);
+void plane_close(struct plane *plane);
+
+/*
+ * Calls visit for each program the plane attaches on this kernel, with the
+ * fd of its pinned link (-1 when not pinned). Returns how many are pinned,
+ * or negative errno.
+ */
+int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg),
+		void *arg);
+
+/* Removes every pin under dir and dir itself, then waits until the kernel runs none of them. */
+int plane_unpin(const char *dir, char *err, size_t errlen);
+
+#endif
