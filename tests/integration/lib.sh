@@ -7,7 +7,6 @@ FSOP=${FSOP:-$PWD/build/fsop}
 HATCHOP=${HATCHOP:-$PWD/build/hatchop}
 CG2=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
 SUITE_CGROUP=$CG2/cgward-test-$$
-RESIDENT_CGROUP=$CG2/cgward-test-resident-$$
 TEST_TMP=${TMPDIR:-/tmp}
 
 suite_setup() {
@@ -27,34 +26,9 @@ suite_setup() {
 		echo +memory >"$CG2/cgroup.subtree_control" || return 1
 	fi
 	mkdir "$SUITE_CGROUP"
-	start_resident_boundary
-}
-
-# A boundary that stays for the whole suite, as the host-wide agent does in
-# production. While a hook has some BPF program attached, detaching another
-# only edits its trampoline; detaching the last one shuts the ftrace hook down
-# and waits for RCU-tasks grace periods: ~3 s an exec under qemu's TCG.
-start_resident_boundary() {
-	mkdir "$RESIDENT_CGROUP" "$TEST_TMP/cgward-resident-$$"
-	"$CGWARD" exec --cgroup-parent "$RESIDENT_CGROUP" --root "$TEST_TMP/cgward-resident-$$" \
-		-- sh -c 'echo ready; exec sleep infinity' >"$TEST_TMP/cgward-resident-$$.out" &
-	RESIDENT_PID=$!
-	for _ in $(seq 100); do
-		grep -q ready "$TEST_TMP/cgward-resident-$$.out" && return 0
-		sleep 0.1
-	done
-	echo "integration: the resident boundary did not start" >&2
-	return 1
-}
-
-stop_resident_boundary() {
-	kill "$RESIDENT_PID" && wait "$RESIDENT_PID"
-	rmdir "$RESIDENT_CGROUP"
-	rm -rf "$TEST_TMP/cgward-resident-$$" "$TEST_TMP/cgward-resident-$$.out"
 }
 
 suite_teardown() {
-	stop_resident_boundary
 	rmdir "$SUITE_CGROUP" 2>/dev/null || {
 		echo "integration: cgroups left behind:" >&2
 		find "$SUITE_CGROUP" -mindepth 1 -type d >&2

@@ -34,7 +34,7 @@ agent_stop() {
 		wait "$AGENT_PID" 2>/dev/null
 		AGENT_PID=
 	fi
-	"$CGWARD" agent --unload >/dev/null 2>&1
+	"$CGWARD" agent --unload --force >/dev/null 2>&1
 	if [ -e "$PINS" ]; then
 		echo "agent_stop: $PINS left behind" >&2
 		exit 1
@@ -140,6 +140,7 @@ test_agent_kill_9_keeps_enforcing_and_restart_readopts() {
 	local links bpf_links
 	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
 	mkdir "$SUITE_CGROUP/job-1"
+	"$CGWARD" unload --force 2>/dev/null # the first agent loads the plane
 	agent_start
 	grep -q "attached .* programs" "$T/agent.log" || fail "first agent: $(cat "$T/agent.log")"
 	links=$(find "$PINS/links" -mindepth 1 | wc -l)
@@ -149,7 +150,7 @@ test_agent_kill_9_keeps_enforcing_and_restart_readopts() {
 	wait "$AGENT_PID" 2>/dev/null || true
 	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/after-kill" x
 	agent_start
-	grep -q "re-adopted" "$T/agent.log" || fail "second agent: $(cat "$T/agent.log")"
+	grep -q "adopted the programs" "$T/agent.log" || fail "second agent: $(cat "$T/agent.log")"
 	[ "$(find "$PINS/links" -mindepth 1 | wc -l)" -eq "$links" ] || fail "pinned links changed"
 	[ "$(bpftool link show | grep -c '^[0-9]*:')" -eq "$bpf_links" ] || fail "links doubled"
 	expect EPERM in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/after-restart" x
@@ -256,13 +257,17 @@ test_agent_sigterm_keeps_enforcing_status_and_unload() {
 	AGENT_PID=
 	expect_status 0 "$CGWARD" status >/dev/null
 	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
-	expect_status 0 "$CGWARD" agent --unload
+	# Refused while a cgroup is bound: it would run unenforced.
+	expect_status 1 "$CGWARD" agent --unload
+	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
+	expect_status 0 "$CGWARD" agent --unload --force
 	[ ! -e "$PINS" ] || fail "$PINS left: $(find "$PINS")"
 	expect_status 1 "$CGWARD" status >/dev/null
 	expect ok in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
 }
 
 test_agent_invalid_policy_exits_2_and_loads_nothing() {
+	"$CGWARD" unload --force 2>/dev/null # an earlier exec's plane
 	printf 'policies:\n  - name: x\n    selector: {cgroups: [relative]}\n    write_roots: [%s]\n' \
 		"$T/missing" >"$T/policy.yaml"
 	expect_status 2 "$CGWARD" agent --policy "$T/policy.yaml" 2>"$T/err"

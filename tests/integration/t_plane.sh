@@ -1,0 +1,144 @@
+# The resident enforcement plane (issue 14): one set of programs, shared by
+# every cgward exec and the agent, that outlives whoever loaded it.
+# shellcheck shell=bash
+
+# wait_file FILE: FILE exists, within 20 s.
+wait_file() {
+	for _ in $(seq 400); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "$1 did not appear"
+}
+
+# pinned_links: how many links the plane pinned.
+pinned_links() {
+	find "$PINS/links" -mindepth 1 | wc -l
+}
+
+test_plane_exec_killed_with_sigkill_leaves_its_command_confined() {
+	local exec_pid cg policy
+	agent_policy nothing "$W" false "$REL/no-such-cgroup" >"$T/policy.yaml"
+	agent_start
+	# shellcheck disable=SC2016 # expanded by the confined shell
+	"$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --root "$W" -- sh -c '
+		: >"$1/ready"
+		while [ ! -e "$1/go" ]; do sleep 0.05; done
+		"$2" write "$3/escaped" x >"$1/result" 2>&1
+		: >"$1/done"' sh "$W" "$FSOP" "$O" 2>"$T/exec.err" &
+	exec_pid=$!
+	wait_file "$W/ready"
+	cg=$(find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$exec_pid-*")
+	[ -n "$cg" ] || fail "no cgroup for exec $exec_pid"
+	kill -9 "$exec_pid"
+	wait "$exec_pid" 2>/dev/null || true
+	touch "$W/go"
+	wait_file "$W/done"
+	[ "$(cat "$W/result")" = EPERM ] || fail "after the kill: $(cat "$W/result")"
+	expect_absent "$O/escaped"
+	# The agent receives every deny of the host, the killed exec's included.
+	wait_line "$EV" "\"path\":\"$O/escaped\""
+	expect_events 1 ".path == \"$O/escaped\" and .op == \"create\" and .policy == \"exec\""
+	policy=$(jq -r "select(.path == \"$O/escaped\") | .cgroup_id" "$EV")
+	[ "$policy" = "$(stat -c %i "$cg")" ] || fail "event cgroup_id $policy, cgroup $cg"
+	# The command has ended: gc removes its empty cgroup, then its policy.
+	for _ in $(seq 200); do grep -q "populated 0" "$cg/cgroup.events" && break; sleep 0.05; done
+	"$CGWARD" gc --cgroup-parent "$SUITE_CGROUP" >"$T/gc.out"
+	grep -qx "$cg" "$T/gc.out" || fail "gc: $(cat "$T/gc.out")"
+	grep -q "^policy [0-9]*$" "$T/gc.out" || fail "gc removed no policy: $(cat "$T/gc.out")"
+	expect_absent "$cg"
+	"$CGWARD" status | grep -q "^policy exec" && fail "exec policy left: $("$CGWARD" status)"
+	agent_stop
+}
+
+test_plane_two_first_execs_race_and_one_loads() {
+	"$CGWARD" unload --force 2>/dev/null
+	cgx --root "$W" -- "$FSOP" write "$W/a" x >"$T/a.out" 2>&1 &
+	local first=$!
+	cgx --root "$W" -- "$FSOP" write "$W/b" x >"$T/b.out" 2>&1 &
+	local second=$!
+	expect_status 0 wait "$first"
+	expect_status 0 wait "$second"
+	expect_content "$W/a" x
+	expect_content "$W/b" x
+	expect_status 0 "$CGWARD" status >/dev/null
+	# One set of links: what is pinned is all the kernel has.
+	[ "$(bpftool link show | grep -c '^[0-9]*:')" -eq "$(pinned_links)" ] ||
+		fail "links: $(bpftool link show | grep -c '^[0-9]*:'), pinned $(pinned_links)"
+	expect EPERM cgx --root "$W" -- "$FSOP" write "$O/f" x
+}
+
+test_plane_stays_attached_and_execs_add_no_links() {
+	local links
+	"$CGWARD" load 2>/dev/null
+	links=$(bpftool link show | grep -c '^[0-9]*:')
+	cgx --root "$W" -- sh -c ": >'$W/ready'; while [ ! -e '$W/go' ]; do sleep 0.05; done" &
+	local running=$!
+	wait_file "$W/ready"
+	expect EPERM cgx --root "$W" -- "$FSOP" write "$O/f" x
+	[ "$(bpftool link show | grep -c '^[0-9]*:')" -eq "$links" ] || fail "links grew"
+	touch "$W/go"
+	expect_status 0 wait "$running"
+	[ "$(bpftool link show | grep -c '^[0-9]*:')" -eq "$links" ] || fail "links changed"
+	# Refused while a cgroup is bound, and not bound once the execs are done.
+	expect_status 0 "$CGWARD" unload
+	[ ! -e "$PINS" ] || fail "$PINS left: $(find "$PINS")"
+}
+
+test_plane_exec_while_an_agent_runs_and_after_it_stops() {
+	agent_policy nothing "$W" false "$REL/no-such-cgroup" >"$T/policy.yaml"
+	agent_start
+	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/exec1.ev" \
+		--root "$W" -- "$FSOP" write "$O/during" x
+	grep -q "\"path\":\"$O/during\".*\"policy\":\"exec\"" "$T/exec1.ev" ||
+		fail "exec events: $(cat "$T/exec1.ev")"
+	wait_line "$EV" "\"path\":\"$O/during\""
+	kill -TERM "$AGENT_PID"
+	expect_status 0 wait "$AGENT_PID"
+	AGENT_PID=
+	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/exec2.ev" \
+		--root "$W" -- "$FSOP" write "$O/after" x
+	expect ok "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/exec2.ev" \
+		--root "$W" -- "$FSOP" write "$W/after" x
+	[ "$(wc -l <"$T/exec2.ev")" -eq 1 ] && grep -q "\"path\":\"$O/after\"" "$T/exec2.ev" ||
+		fail "exec events: $(cat "$T/exec2.ev")"
+	expect_absent "$O/during"
+	expect_absent "$O/after"
+	agent_stop
+}
+
+test_plane_each_exec_receives_only_its_own_events() {
+	local a b
+	cgx --root "$W" -- sh -c "
+		: >'$W/a.ready'; while [ ! -e '$W/go' ]; do sleep 0.05; done
+		for i in 1 2 3; do '$FSOP' write '$O/a\$i' x; done; true" >/dev/null 2>&1 &
+	a=$!
+	"$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/b.ev" --root "$W" -- sh -c "
+		: >'$W/b.ready'; while [ ! -e '$W/go' ]; do sleep 0.05; done
+		for i in 1 2; do '$FSOP' write '$O/b\$i' x; done; true" >/dev/null 2>&1 &
+	b=$!
+	wait_file "$W/a.ready"
+	wait_file "$W/b.ready"
+	touch "$W/go"
+	expect_status 0 wait "$a"
+	expect_status 0 wait "$b"
+	expect_events 3 ".op == \"create\" and (.path | startswith(\"$O/a\"))"
+	expect_events 0 "(.path // \"\") | startswith(\"$O/b\")"
+	EV=$T/b.ev expect_events 2 ".op == \"create\" and (.path | startswith(\"$O/b\"))"
+	EV=$T/b.ev expect_events 0 "(.path // \"\") | startswith(\"$O/a\")"
+}
+
+# A plane pinned by another build is never adopted: the command does not run.
+test_plane_of_another_build_is_refused_and_nothing_runs() {
+	"$CGWARD" unload --force 2>/dev/null
+	mkdir -p "$PINS/maps"
+	bpftool map create "$PINS/maps/cgroup_policy" type hash key 8 value 16 entries 16 \
+		name cgroup_policy
+	expect_status 125 "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --root "$W" -- \
+		touch "$W/ran" 2>"$T/err"
+	expect_absent "$W/ran"
+	grep -q "has no version.*cgward unload --force" "$T/err" || fail "stderr: $(cat "$T/err")"
+	expect_status 125 "$CGWARD" load 2>/dev/null
+	expect_status 0 "$CGWARD" unload --force 2>/dev/null
+	expect ok cgx --root "$W" -- "$FSOP" write "$W/f" x
+}
