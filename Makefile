@@ -70,7 +70,7 @@ help:
 	@echo 'make test-integration  the integration suite on this kernel (needs BPF LSM)'
 	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
 	@echo 'make test-kernels      the integration suite on every installed kernel (make deps-kernels)'
-	@echo 'make test-stress       32 concurrent cgward exec runs for 30 s (not part of make test)'
+	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
 	@echo 'make fuzz-regress      run each fuzz target once over its committed corpus'
@@ -209,7 +209,7 @@ deps-kernels:
 test-kernels: all $(TEST_TOOLS)
 	tests/vm/kernels
 
-# Every exec loads its own programs (and ring buffer): more than the default 2 GiB.
+# 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all
 	tests/vm/run --memory 4096 --timeout 1200 -- tests/stress/run
 

@@ -181,7 +181,7 @@ static int run_enforced(const struct policy_maps *maps, const struct scale_optio
 static int load_programs(struct cgward_bpf **skel, struct policy_maps *maps)
 {
 	char err[8192];
-	int ret = loader_load(skel, 0, err, sizeof(err));
+	int ret = loader_load(skel, err, sizeof(err));
 
 	if (ret == 0)
 		ret = loader_attach(*skel, err, sizeof(err));
@@ -192,6 +192,7 @@ static int load_programs(struct cgward_bpf **skel, struct policy_maps *maps)
 	maps->cgroup_policy_fd = bpf_map__fd((*skel)->maps.cgroup_policy);
 	maps->write_roots_fd = bpf_map__fd((*skel)->maps.write_roots);
 	maps->policy_info_fd = bpf_map__fd((*skel)->maps.policy_info);
+	maps->exec_events_fd = bpf_map__fd((*skel)->maps.exec_events);
 	return 0;
 }
 
