@@ -64,6 +64,7 @@ struct agent {
 	int signal_fd;
 	int epoll_fd;
 	struct json_buf line;
+	struct cgroup_layout layout;
 };
 
 static const char usage[] =
@@ -433,13 +434,17 @@ static int start_gc_timer(struct agent *a)
 	return 0;
 }
 
-/* On each tick: the policies of execs that were killed, once their cgroups are gone. */
+/*
+ * On each tick, what `cgward gc` removes: the empty cgroups of execs that
+ * were killed, then their policies.
+ */
 static void collect_garbage(struct agent *a)
 {
 	__u64 ticks;
 
 	if (read(a->gc_timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
+	cgroup_gc(&a->layout, NULL, false, stderr);
 	if (exec_policies_gc(&a->maps, stderr) < 0)
 		fprintf(stderr, "cgward: agent: cannot collect exec policies\n");
 }
@@ -447,11 +452,11 @@ static void collect_garbage(struct agent *a)
 /* Programs pinned or re-adopted, the policy applied, the watches and events set up. */
 static int set_up(struct agent *a)
 {
-	struct cgroup_layout layout;
+	struct cgroup_layout *layout = &a->layout;
 	char err[PATH_MAX + 8192];
 	int ret;
 
-	ret = cgroup_layout_detect("/proc/self/mountinfo", &layout);
+	ret = cgroup_layout_detect("/proc/self/mountinfo", layout);
 	if (ret) {
 		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
 		return ret;
@@ -470,11 +475,11 @@ static int set_up(struct agent *a)
 			a->opt.bpffs);
 	a->maps = a->plane.maps;
 	a->next_id = policy_maps_highest_id(&a->maps) + 1;
-	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout.unified);
+	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout->unified);
 	a->tree.maps = &a->maps;
 	a->tree.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	ret = a->tree.inotify_fd < 0 ? -errno : 0;
-	if (ret == 0 && cgroup_read_self_id(&layout, &a->tree.self_id))
+	if (ret == 0 && cgroup_read_self_id(layout, &a->tree.self_id))
 		fprintf(stderr,
 			"cgward: agent: cannot find its own cgroup: a rule could bind it\n");
 	if (ret == 0)

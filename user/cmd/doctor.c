@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cgward doctor: what this host supports, and whether cgward can enforce on it. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -9,6 +11,7 @@
 #include "exit_codes.h"
 #include "cgward_abi.h"
 #include "loader.h"
+#include "plane.h"
 
 static const char usage[] =
     "Usage: cgward doctor\n"
@@ -40,6 +43,20 @@ static bool check_cgroups(void)
 	return ok;
 }
 
+/* Not pinned is fine (the first exec or agent pins it); another build's plane is not. */
+static bool check_plane(void)
+{
+	char err[PATH_MAX + 512];
+	int ret = plane_check(PLANE_DIR, err, sizeof(err));
+
+	if (ret == -ENOENT)
+		report("plane", true, "not loaded: the first cgward exec or agent loads it");
+	else
+		report("plane", ret == 0,
+		       ret == 0 ? "pinned under " PLANE_DIR ", this build's" : err);
+	return ret == 0 || ret == -ENOENT;
+}
+
 static bool check_bpf(void)
 {
 	struct cgward_bpf *skel;
@@ -58,7 +75,7 @@ static bool check_bpf(void)
 	report("programs", ok, ok ? "cgward's BPF programs pass the verifier" : err);
 	if (ok)
 		loader_close(skel);
-	return ok;
+	return ok && check_plane();
 }
 
 int cmd_doctor(int argc, char **argv)

@@ -61,6 +61,9 @@ struct execution {
 static const char usage[] =
     "Usage: cgward exec [OPTIONS] -- CMD [ARGS...]\n"
     "Run CMD in a new cgroup whose processes may write only beneath the write roots.\n"
+    "The kernel enforces it through the enforcement plane pinned under " PLANE_DIR ",\n"
+    "shared by every run and the agent; the first run on a host loads it, and it\n"
+    "stays (cgward unload). Killed, cgward leaves CMD running confined (cgward gc).\n"
     "\n"
     "  -r, --root DIR        a write root (repeatable); default: the current directory\n"
     "      --ro DIR          a read-only exception nested in a root (repeatable);\n"
@@ -463,7 +466,7 @@ static int tear_down(struct execution *x, int status)
 	}
 	/* The cgroup is gone (its binding with it): no process can use the policy now. */
 	if (x->policy_id)
-		policy_maps_delete_exec(&x->plane.maps, x->policy_id);
+		policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
 	return status;
 }
 

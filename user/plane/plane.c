@@ -86,8 +86,10 @@ static int refuse_stale(const char *dir, const char *what, char *err, size_t err
 /*
  * 0: a complete plane of this build is pinned; -ENOENT: none is, or one is
  * still being loaded or was left half attached; -ESTALE: another build's.
+ * Maps without plane_info are another build's only when seen under the
+ * lock: a loader pins plane_info among the other maps, in the object's order.
  */
-static int check_pinned(const char *dir, char *err, size_t errlen)
+static int check_pinned(const char *dir, bool locked, char *err, size_t errlen)
 {
 	struct cgward_plane_info info = {};
 	char path[PATH_MAX], what[128];
@@ -98,7 +100,7 @@ static int check_pinned(const char *dir, char *err, size_t errlen)
 		return ret;
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
-		if (count_pins(dir, "maps") || count_pins(dir, "links"))
+		if (locked && (count_pins(dir, "maps") || count_pins(dir, "links")))
 			return refuse_stale(dir, "has no version (an older cgward pinned it)", err,
 					    errlen);
 		return -ENOENT;
@@ -238,16 +240,21 @@ static int load_once(const char *dir, struct plane *plane, char *err, size_t err
 			close(lock);
 		return ret;
 	}
-	ret = check_pinned(dir, err, errlen);
+	ret = check_pinned(dir, true, err, errlen);
 	if (ret == -ENOENT)
 		ret = load_and_pin(dir, plane, err, errlen);
 	close(lock);
 	return ret;
 }
 
+int plane_check(const char *dir, char *err, size_t errlen)
+{
+	return check_pinned(dir, true, err, errlen);
+}
+
 int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen)
 {
-	int ret = check_pinned(dir, err, errlen);
+	int ret = check_pinned(dir, false, err, errlen);
 
 	plane->links_attached = 0;
 	if (ret == -ENOENT)
@@ -294,8 +301,7 @@ void plane_close(struct plane *plane)
 	}
 }
 
-int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg),
-		void *arg)
+int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg), void *arg)
 {
 	struct bpf_program *prog;
 	struct cgward_bpf *skel;

@@ -93,12 +93,12 @@ static __u32 stricter_network(__u32 a, __u32 b)
 	bool loopback_a = !(a & CGWARD_POLICY_NO_NETWORK) || (a & CGWARD_POLICY_ALLOW_LOOPBACK);
 	bool loopback_b = !(b & CGWARD_POLICY_NO_NETWORK) || (b & CGWARD_POLICY_ALLOW_LOOPBACK);
 
-	return no_network | (no_network && loopback_a && loopback_b ? CGWARD_POLICY_ALLOW_LOOPBACK
-								     : 0);
+	return no_network |
+	       (no_network && loopback_a && loopback_b ? CGWARD_POLICY_ALLOW_LOOPBACK : 0);
 }
 
-int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
-				 __u32 policy_id, __u32 flags)
+int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
+				 __u32 flags)
 {
 	struct cgward_cgroup_policy inherited,
 	    policy = {.policy_id = policy_id, .flags = flags, .boundary_id = cgroup_id};
@@ -267,18 +267,28 @@ int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, i
 	return 0;
 }
 
-void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id)
+/* Every root of policy_id, for a policy whose roots are not known. */
+static void delete_roots_of(const struct policy_maps *maps, __u32 policy_id)
 {
-	struct cgward_root_key *roots;
+	struct cgward_root_key *keys;
 	size_t n;
 
-	if (collect_keys(maps->write_roots_fd, sizeof(*roots), (void **)&roots, &n) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			if (roots[i].policy_id == policy_id)
-				bpf_map_delete_elem(maps->write_roots_fd, &roots[i]);
-		}
-		free(roots);
+	if (collect_keys(maps->write_roots_fd, sizeof(*keys), (void **)&keys, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].policy_id == policy_id)
+			bpf_map_delete_elem(maps->write_roots_fd, &keys[i]);
 	}
+	free(keys);
+}
+
+void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id,
+			     const struct root_spec *roots, size_t n_roots)
+{
+	if (roots)
+		policy_maps_delete_roots(maps, policy_id, roots, n_roots);
+	else
+		delete_roots_of(maps, policy_id);
 	bpf_map_delete_elem(maps->exec_events_fd, &policy_id);
 	policy_maps_delete_info(maps, policy_id);
 }
@@ -297,8 +307,8 @@ static int bound_ids(const struct policy_maps *maps, __u32 **ids, size_t *n)
 {
 	__u64 *cgroups = NULL;
 	size_t n_cgroups;
-	int ret = collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups,
-			       &n_cgroups);
+	int ret =
+	    collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups, &n_cgroups);
 
 	*n = 0;
 	*ids = ret ? NULL : calloc(2 * n_cgroups + 1, sizeof(**ids));
@@ -330,7 +340,7 @@ int policy_maps_collect_execs(const struct policy_maps *maps, bool (*owner_alive
 		if (ids[i] < CGWARD_EXEC_POLICY_MIN || bound_to(bound, n_bound, ids[i]) ||
 		    policy_maps_get_info(maps, ids[i], &info) || owner_alive(info.owner_pid))
 			continue;
-		policy_maps_delete_exec(maps, ids[i]);
+		policy_maps_delete_exec(maps, ids[i], NULL, 0);
 		removed(ids[i], arg);
 		count++;
 	}

@@ -49,8 +49,8 @@ int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
  * agent rule that the cgroup inherited when it was made stays in force
  * beside it, and the stricter of their flags hold.
  */
-int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
-				 __u32 policy_id, __u32 flags);
+int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
+				 __u32 flags);
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
 
 /*
@@ -81,10 +81,12 @@ int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, 
 int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, int ring_fd);
 
 /*
- * Removes an exec policy whose cgroups are gone: its roots, its ring buffer
- * and, last, its policy_info entry, which frees the id.
+ * Removes an exec policy whose cgroups are gone: its roots (those given, or
+ * when roots is NULL every root of policy_id, found by a walk of the map),
+ * its ring buffer and, last, its policy_info entry, which frees the id.
  */
-void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id);
+void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id,
+			     const struct root_spec *roots, size_t n_roots);
 
 /*
  * Deletes the exec policies that no cgroup is bound to and whose owner is
