@@ -251,9 +251,12 @@ int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, 
 	if (getrandom(&start, sizeof(start), 0) != sizeof(start))
 		start = owner_pid;
 	for (__u32 i = 0; i < CGWARD_EXEC_MAX; i++) {
-		*policy_id = CGWARD_EXEC_POLICY_MIN + (start + i) % span;
-		if (bpf_map_update_elem(maps->policy_info_fd, policy_id, &info, BPF_NOEXIST) == 0)
+		__u32 id = CGWARD_EXEC_POLICY_MIN + (start + i) % span;
+
+		if (bpf_map_update_elem(maps->policy_info_fd, &id, &info, BPF_NOEXIST) == 0) {
+			*policy_id = id;
 			return 0;
+		}
 		if (errno != EEXIST)
 			return -errno;
 	}
