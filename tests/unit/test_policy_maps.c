@@ -32,8 +32,9 @@ static int setup_maps(void **state)
 	maps = (struct policy_maps){
 	    .cgroup_policy_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(__u64),
 					       sizeof(struct cgward_cgroup_policy), 64, NULL),
-	    .write_roots_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(struct cgward_root_key),
-					     sizeof(struct cgward_root_value), 64, NULL),
+	    .write_roots_fd =
+		bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(struct cgward_root_key),
+			       sizeof(struct cgward_root_value), 64, NULL),
 	    .policy_info_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(__u32),
 					     sizeof(struct cgward_policy_info), 64, NULL),
 	    .exec_events_fd = bpf_map_create(BPF_MAP_TYPE_HASH_OF_MAPS, NULL, sizeof(__u32),
@@ -82,8 +83,7 @@ static bool has_root(const struct policy_maps *maps, __u32 policy_id, const stru
 }
 
 /* An exec run's policy: roots, ring buffer and cgroup, as exec installs it. */
-static __u32 install_exec(const struct policy_maps *maps, __u32 owner, __u64 cgroup_id,
-			  __u32 flags)
+static __u32 install_exec(const struct policy_maps *maps, __u32 owner, __u64 cgroup_id, __u32 flags)
 {
 	int ring = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
 	__u32 id;
@@ -201,7 +201,8 @@ static void test_gc_removes_only_unbound_policies_of_dead_owners(void **state)
 
 	policy_maps_unbind_cgroup(maps, EXEC_CGROUP);	  /* its cgward lives on */
 	policy_maps_unbind_cgroup(maps, EXEC_CGROUP + 2); /* cgroup gone, cgward killed */
-	assert_int_equal(policy_maps_collect_execs(maps, dead_unless_1, count_removed, &removed), 1);
+	assert_int_equal(policy_maps_collect_execs(maps, dead_unless_1, count_removed, &removed),
+			 1);
 	assert_int_equal(removed, 1);
 	assert_int_equal(policy_maps_get_info(maps, gone, &info), -ENOENT);
 	assert_false(has_root(maps, gone, &roots[1]));
