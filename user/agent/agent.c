@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cgward agent: pins the programs (or re-adopts those a previous agent
- * pinned), applies the policy file to every cgroup and to each new one,
- * reloads it live, and streams deny events. Enforcement outlives the agent;
- * only `cgward agent --unload` ends it.
+ * cgward agent: adopts the enforcement plane (or loads and pins it),
+ * applies the policy file to every cgroup and to each new one, reloads it
+ * live, and streams every deny event of the host. Enforcement outlives the
+ * agent; only `cgward unload` ends it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +73,8 @@ static const char usage[] =
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
     "The programs and maps are pinned under DIR, so enforcement outlives the agent;\n"
-    "an agent that finds them pinned re-adopts them (nothing is attached twice).\n"
+    "an agent (or cgward exec) that finds them pinned adopts them: nothing is\n"
+    "attached twice.\n"
     "Every existing cgroup and each new one is bound to the rule that selects it.\n"
     "SIGHUP, or a change to FILE, reloads it: an invalid file is reported and the\n"
     "policy in force stays. SIGTERM and SIGINT stop the agent, enforcement stays.\n"
@@ -449,7 +450,7 @@ static void collect_garbage(struct agent *a)
 		fprintf(stderr, "cgward: agent: cannot collect exec policies\n");
 }
 
-/* Programs pinned or re-adopted, the policy applied, the watches and events set up. */
+/* The plane adopted or pinned, the policy applied, the watches and events set up. */
 static int set_up(struct agent *a)
 {
 	struct cgroup_layout *layout = &a->layout;
