@@ -158,7 +158,7 @@ struct cgward_policy_info {
 struct cgward_plane_info {
 	__u32 abi_version; /* CGWARD_ABI_VERSION */
 	__u32 n_links;
-	__u64 object_hash; /* FNV-1a of the BPF object */
+	__u64 object_hash; /* of the BPF object: CGWARD_OBJECT_HASH, made by the build */
 };
 
 /*

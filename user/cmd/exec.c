@@ -301,8 +301,8 @@ static int install_policy(struct execution *x)
 	const struct policy_maps *maps = &x->plane.maps;
 	int ret;
 
-	x->ring_fd =
-	    bpf_map_create(BPF_MAP_TYPE_RINGBUF, "exec_ring", 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
+	/* No name: libbpf would load a probe program to learn whether names are supported. */
+	x->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
 	if (x->ring_fd < 0)
 		return -errno;
 	ret = policy_maps_claim_exec_id(maps, "exec", (__u32)getpid(), &x->policy_id);
