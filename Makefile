@@ -9,10 +9,12 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	libjansson-dev pkg-config make gcc
+	libjansson-dev libmicrohttpd-dev pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
+# prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
-	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd
+	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
+	prometheus curl
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
@@ -20,14 +22,17 @@ PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
 DOCDIR     := $(PREFIX)/share/doc/cgward
 CGWARD_BIN ?= $(BUILD)/cgward
+# The one place the version is set: cgward --version, the metrics' build info, make deb.
+VERSION    := 0.1.0
 
 WARNINGS  := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 # user/ has a folder per concern; headers are included by name from any of them.
 USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
-CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $(USER_INCS)
-LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson
+CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
+	-Ibpf $(USER_INCS)
+LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lmicrohttpd
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -77,9 +82,12 @@ help:
 	@echo 'make vmlinux           regenerate vmlinux/vmlinux.h from this kernel'
 	@echo 'make format            clang-format every C file'
 
+# prometheus's postinst enables and starts a server on :9090 under systemd: the
+# tests need no host server, so it is stopped and disabled.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	if systemctl is-enabled -q prometheus 2>/dev/null; then systemctl disable --now prometheus; fi
 
 deps-build:
 	apt-get update

@@ -27,6 +27,7 @@
 #include "exit_codes.h"
 #include "json.h"
 #include "loader.h"
+#include "metrics.h"
 #include "policy.h"
 #include "policy_maps.h"
 #include "wait_loop.h"
@@ -36,6 +37,7 @@ struct agent_options {
 	const char *events_path;
 	const char *socket_path;
 	const char *bpffs;
+	const char *metrics_address; /* --metrics ADDR:PORT, or NULL: not served */
 	bool unload;
 };
 
@@ -59,10 +61,13 @@ struct agent {
 	int signal_fd;
 	int epoll_fd;
 	struct json_buf line;
+	struct metrics_server *metrics; /* NULL without --metrics */
+	__u64 reloads[METRICS_RELOAD_RESULTS];
 };
 
 static const char usage[] =
     "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
+    "                    [--metrics [ADDR:]PORT]\n"
     "       cgward agent --unload [--bpffs DIR]\n"
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
@@ -78,15 +83,19 @@ static const char usage[] =
     "      --socket PATH  serve them to cgward events on this unix socket, root's\n"
     "                     only (default " EVENT_SOCKET_PATH ")\n"
     "      --bpffs DIR    where to pin (default " LOADER_PIN_DIR ")\n"
+    "      --metrics [ADDR:]PORT\n"
+    "                     serve Prometheus metrics at http://ADDR:PORT/metrics; ADDR\n"
+    "                     is an IPv4 or [IPv6] address, default " METRICS_DEFAULT_ADDRESS "\n"
+    "                     (off by default)\n"
     "      --unload       remove the pins under DIR: enforcement ends\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
     "(or --unload failed); 2 invalid options or policy (each error printed as\n"
-    "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement could not be\n"
-    "set up.\n";
+    "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement (or the\n"
+    "metrics endpoint) could not be set up.\n";
 
-enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD };
+enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD, OPT_METRICS };
 
 static const struct option long_options[] = {
     {"policy", required_argument, NULL, 'p'},
@@ -94,6 +103,7 @@ static const struct option long_options[] = {
     {"socket", required_argument, NULL, OPT_SOCKET},
     {"bpffs", required_argument, NULL, OPT_BPFFS},
     {"unload", no_argument, NULL, OPT_UNLOAD},
+    {"metrics", required_argument, NULL, OPT_METRICS},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -123,6 +133,9 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 		case OPT_UNLOAD:
 			opt->unload = true;
 			break;
+		case OPT_METRICS:
+			opt->metrics_address = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -134,6 +147,15 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 	if (optind < argc) {
 		fprintf(stderr, "cgward: agent: unexpected argument '%s'\n%s", argv[optind], usage);
 		return -EINVAL;
+	}
+	if (opt->metrics_address && !opt->unload) {
+		struct sockaddr_storage addr;
+		char err[256];
+
+		if (metrics_parse_address(opt->metrics_address, &addr, err, sizeof(err))) {
+			fprintf(stderr, "cgward: agent: --metrics %s\n%s", err, usage);
+			return -EINVAL;
+		}
 	}
 	if (!opt->unload && !opt->policy_path) {
 		fprintf(stderr, "cgward: agent: --policy FILE is required\n%s", usage);
@@ -339,6 +361,7 @@ static void reload(struct agent *a)
 	int ret = load_policy(a->opt.policy_path, &set, err, sizeof(err), &n_errors);
 
 	if (ret) {
+		a->reloads[METRICS_RELOAD_INVALID]++;
 		fprintf(stderr, "cgward: agent: %s is invalid: the policy in force stays\n",
 			a->opt.policy_path);
 		reload_line(a, "invalid", err, n_errors ? n_errors : 1);
@@ -347,10 +370,12 @@ static void reload(struct agent *a)
 	ret = install(a, &set, err, sizeof(err));
 	policy_set_free(&set);
 	if (ret) {
+		a->reloads[METRICS_RELOAD_ERROR]++;
 		fprintf(stderr, "cgward: agent: reload: %s\n", err);
 		reload_line(a, "error", err, 1);
 		return;
 	}
+	a->reloads[METRICS_RELOAD_OK]++;
 	fprintf(stderr, "cgward: agent: reloaded %s: %zu rules, %zu cgroups bound\n",
 		a->opt.policy_path, a->set.n_rules, a->tree.n_cgroups);
 	reload_line(a, "ok", NULL, 0);
@@ -492,6 +517,34 @@ static int set_up(struct agent *a)
 	return 0;
 }
 
+/* What the next scrapes of --metrics show of the agent's own state. */
+static void publish_metrics(struct agent *a)
+{
+	metrics_publish(a->metrics, &a->tree, a->events.lost_reported, a->reloads);
+}
+
+/*
+ * After set_up: libmicrohttpd's thread inherits the blocked signals, so
+ * SIGTERM still reaches the signalfd rather than killing the agent.
+ */
+static int start_metrics(struct agent *a)
+{
+	char err[256];
+	int ret;
+
+	if (!a->opt.metrics_address)
+		return 0;
+	ret = metrics_start(&a->metrics, a->opt.metrics_address, a->pinned.policy_info_fd,
+			    a->opt.bpffs, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "cgward: agent: --metrics: %s\n", err);
+		return ret;
+	}
+	fprintf(stderr, "cgward: agent: serving metrics on %s at /metrics\n",
+		a->opt.metrics_address);
+	return 0;
+}
+
 /* Until SIGTERM or SIGINT: events, new cgroups, reloads. */
 static int serve(struct agent *a)
 {
@@ -500,6 +553,7 @@ static int serve(struct agent *a)
 	int ret;
 
 	for (;;) {
+		publish_metrics(a);
 		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
 			return EXIT_RUNTIME_ERROR;
 		event_socket_accept(&a->socket);
@@ -526,6 +580,7 @@ static int serve(struct agent *a)
 
 static void agent_cleanup(struct agent *a)
 {
+	metrics_stop(a->metrics); /* first: its scrapes read the pinned maps */
 	if (a->events_open)
 		event_stream_close(&a->events);
 	if (a->pinned_open)
@@ -583,7 +638,7 @@ int cmd_agent(int argc, char **argv)
 		agent_cleanup(&a);
 		return EXIT_USAGE;
 	}
-	status = set_up(&a) ? EXIT_SETUP_FAILED : serve(&a);
+	status = set_up(&a) || start_metrics(&a) ? EXIT_SETUP_FAILED : serve(&a);
 	agent_cleanup(&a);
 	return status;
 }

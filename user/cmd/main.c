@@ -25,7 +25,8 @@ static const char usage[] =
     "  gc        remove cgward cgroups left by crashed runs\n"
     "  doctor    check whether this kernel can enforce\n"
     "\n"
-    "Each command has --help. Exit status 2: usage error.\n";
+    "Each command has --help; cgward --version prints the version. Exit status 2:\n"
+    "usage error.\n";
 
 struct command {
 	const char *name;
@@ -45,6 +46,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		puts("cgward " CGWARD_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
