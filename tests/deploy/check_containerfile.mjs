@@ -34,7 +34,7 @@ check(runtime?.from === "debian:bookworm-slim", `runtime stage FROM: ${runtime?.
 const installs = (runtime?.lines ?? []).filter((l) => l.includes("apt-get install"));
 const packages = installs.flatMap((l) => l.split(/apt-get install/)[1].split("&&")[0].trim().split(/\s+/))
   .filter((w) => !w.startsWith("-") && w !== "\\");
-check(JSON.stringify(packages.sort()) === JSON.stringify(["libbpf1", "libelf1", "libjansson4", "libyaml-0-2", "zlib1g"]),
+check(JSON.stringify(packages.sort()) === JSON.stringify(["libbpf1", "libelf1", "libjansson4", "libmicrohttpd12", "libyaml-0-2", "zlib1g"]),
   `runtime packages are exactly the runtime libraries: ${packages}`);
 check(installs.every((l) => l.includes("--no-install-recommends") && l.includes("rm -rf /var/lib/apt/lists")),
   "runtime apt-get install: --no-install-recommends, lists removed");
