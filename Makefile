@@ -14,13 +14,15 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
-	prometheus curl
+	prometheus curl mandoc
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
 DOCDIR     := $(PREFIX)/share/doc/cgward
+MANDIR     := $(PREFIX)/share/man
+MAN_PAGES  := $(sort $(wildcard man/*.[58]))
 CGWARD_BIN ?= $(BUILD)/cgward
 # The one place the version is set: cgward --version, the metrics' build info, make deb.
 VERSION    := 0.1.0
@@ -59,7 +61,7 @@ FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS) $(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
-	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy \
+	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man \
 	deps-kernels test-kernels test-stress build-bench
 
 all: $(BUILD)/cgward
@@ -67,8 +69,9 @@ all: $(BUILD)/cgward
 help:
 	@echo 'make deps              install the Debian packages cgward needs (apt-get)'
 	@echo 'make deps-build        install only the packages needed to build cgward'
-	@echo 'make install           install cgward, its systemd unit and default policy (DESTDIR, PREFIX)'
+	@echo 'make install           install cgward, its systemd unit, default policy and man pages (DESTDIR, PREFIX)'
 	@echo 'make test-deploy       check the install, systemd unit, Containerfile and Kubernetes manifests'
+	@echo 'make test-man          lint the man pages (mandoc), check them against --help and the schema'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
@@ -104,9 +107,17 @@ install: $(CGWARD_BIN)
 	test -e $(DESTDIR)/etc/cgward/policy.yaml || \
 		install -D -m 0644 deploy/policy.yaml $(DESTDIR)/etc/cgward/policy.yaml
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	@set -e; for page in $(MAN_PAGES); do \
+		dir=$(DESTDIR)$(MANDIR)/man$${page##*.}; install -d -m 0755 $$dir; \
+		gzip -9nc $$page > $$dir/$$(basename $$page).gz; chmod 0644 $$dir/$$(basename $$page).gz; \
+	done
 
 test-deploy:
 	tests/deploy/run
+
+# mandoc -Tlint, and each page against its command's --help and policy/schema.md.
+test-man: $(BUILD)/cgward
+	tests/man/run
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
@@ -233,7 +244,8 @@ test-leaks: all
 		[ $$? -ne 99 ] || { echo "leak or memory error: policy check $$f"; exit 1; }; \
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
-test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-vm
+test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
+	test-vm
 
 demo: all
 	tests/demo

@@ -25,8 +25,12 @@ static const char usage[] =
     "  gc        remove cgward cgroups left by crashed runs\n"
     "  doctor    check whether this kernel can enforce\n"
     "\n"
-    "Each command has --help; cgward --version prints the version. Exit status 2:\n"
-    "usage error.\n";
+    "Each command has --help.\n"
+    "\n"
+    "  -h, --help     this text\n"
+    "      --version  print the version\n"
+    "\n"
+    "Exit status: the command's; 2 usage error.\n";
 
 struct command {
 	const char *name;
