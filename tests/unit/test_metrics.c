@@ -115,9 +115,9 @@ static void test_parse_address(void **state)
 
 static void test_parse_address_rejects(void **state)
 {
-	const char *bad[] = {"",	   ":9464",	"localhost:9464", "127.0.0.1:",
-			     "127.0.0.1:0", "1.2.3.4:65536", "::1:9464",	  "[::1]",
-			     "9464x",	   "+9464",	"127.0.0.1: 9464", "[1.2.3.4]:80"};
+	const char *bad[] = {
+	    "",		":9464", "localhost:9464", "127.0.0.1:", "127.0.0.1:0",	    "1.2.3.4:65536",
+	    "::1:9464", "[::1]", "9464x",	   "+9464",	 "127.0.0.1: 9464", "[1.2.3.4]:80"};
 	struct sockaddr_storage addr;
 	char err[256];
 

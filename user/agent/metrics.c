@@ -124,8 +124,7 @@ static int parse_port(const char *text, in_port_t *port)
 	return 0;
 }
 
-int metrics_parse_address(const char *spec, struct sockaddr_storage *addr, char *err,
-			  size_t errlen)
+int metrics_parse_address(const char *spec, struct sockaddr_storage *addr, char *err, size_t errlen)
 {
 	struct sockaddr_in *v4 = (struct sockaddr_in *)addr;
 	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)addr;
@@ -247,8 +246,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
 static int listen_on(const struct sockaddr_storage *addr, char *err, size_t errlen,
 		     const char *spec)
 {
-	socklen_t addr_len = addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-							 : sizeof(struct sockaddr_in);
+	socklen_t addr_len =
+	    addr->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 	int one = 1, ret;
 	int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
@@ -288,10 +287,10 @@ int metrics_start(struct metrics_server **server, const char *spec, int policy_i
 		return ret;
 	}
 	/* epoll, not select: the agent holds a descriptor per root, often past FD_SETSIZE. */
-	s->daemon = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, answer, s,
-				     MHD_OPTION_LISTEN_SOCKET, s->listen_fd,
-				     MHD_OPTION_CONNECTION_LIMIT, 32u, MHD_OPTION_CONNECTION_TIMEOUT,
-				     10u, MHD_OPTION_END);
+	s->daemon =
+	    MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, answer, s,
+			     MHD_OPTION_LISTEN_SOCKET, s->listen_fd, MHD_OPTION_CONNECTION_LIMIT,
+			     32u, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	s->listen_fd = -1; /* libmicrohttpd's now: it closes it when it stops */
 	if (!s->daemon) {
 		snprintf(err, errlen, "cannot serve on %s: libmicrohttpd failed to start", spec);
