@@ -14,7 +14,7 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
-	prometheus curl mandoc
+	prometheus curl mandoc lintian
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
@@ -61,7 +61,8 @@ FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS) $(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
-	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man \
+	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
+	test-deb \
 	deps-kernels test-kernels test-stress build-bench
 
 all: $(BUILD)/cgward
@@ -72,6 +73,8 @@ help:
 	@echo 'make install           install cgward, its systemd unit, default policy and man pages (DESTDIR, PREFIX)'
 	@echo 'make test-deploy       check the install, systemd unit, Containerfile and Kubernetes manifests'
 	@echo 'make test-man          lint the man pages (mandoc), check them against --help and the schema'
+	@echo 'make deb               build/cgward_VERSION_ARCH.deb (dpkg-deb; Depends from dpkg-shlibdeps)'
+	@echo 'make test-deb          lintian and content checks of the .deb (the VM suite installs it)'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
@@ -114,6 +117,19 @@ install: $(CGWARD_BIN)
 
 test-deploy:
 	tests/deploy/run
+
+# The Debian package, from a make install DESTDIR=... PREFIX=/usr tree.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB      := $(BUILD)/cgward_$(VERSION)_$(DEB_ARCH).deb
+
+deb: $(DEB)
+
+$(DEB): $(BUILD)/cgward $(MAN_PAGES) README.md deploy/policy.yaml deploy/systemd/cgward.service.in \
+		$(wildcard deploy/debian/*)
+	deploy/debian/build-deb $(VERSION) $@
+
+test-deb: $(DEB)
+	tests/deb/check $(VERSION) $(DEB)
 
 # mandoc -Tlint, and each page against its command's --help and policy/schema.md.
 test-man: $(BUILD)/cgward
@@ -212,8 +228,8 @@ test-integration: all $(BUILD)/cgward-asan $(TEST_TOOLS)
 	tests/integration/run
 	tests/integration/run-asan
 
-# The guest shares this tree: build here, run the suite there.
-test-vm: all $(BUILD)/cgward-asan $(TEST_TOOLS)
+# The guest shares this tree: build here, run the suite there (t_package.sh installs the .deb).
+test-vm: all $(BUILD)/cgward-asan $(TEST_TOOLS) $(DEB)
 	tests/vm/selftest
 	tests/vm/run --timeout 1200 -- tests/integration/run
 	tests/vm/run --timeout 600 -- tests/integration/run-asan
@@ -245,7 +261,7 @@ test-leaks: all
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
 test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
-	test-vm
+	test-deb test-vm
 
 demo: all
 	tests/demo
