@@ -12,9 +12,10 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 	libjansson-dev libmicrohttpd-dev pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
+# dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
-	prometheus curl mandoc lintian
+	prometheus curl mandoc dpkg-dev lintian
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
@@ -89,11 +90,12 @@ help:
 	@echo 'make format            clang-format every C file'
 
 # prometheus's postinst enables and starts a server on :9090 under systemd: the
-# tests need no host server, so it is stopped and disabled.
+# tests need no host server, so a running one is stopped and disabled (without
+# systemd as init, is-active fails and nothing runs).
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
-	if systemctl is-enabled -q prometheus 2>/dev/null; then systemctl disable --now prometheus; fi
+	if systemctl is-active -q prometheus 2>/dev/null; then systemctl disable --now prometheus; fi
 
 deps-build:
 	apt-get update
@@ -241,7 +243,7 @@ deps-kernels:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(KERNEL_PACKAGES)
 
-test-kernels: all $(TEST_TOOLS)
+test-kernels: all $(TEST_TOOLS) $(DEB)
 	tests/vm/kernels
 
 # Every exec loads its own programs (and ring buffer): more than the default 2 GiB.

@@ -163,7 +163,8 @@ int metrics_parse_address(const char *spec, struct sockaddr_storage *addr, char 
 	return -EINVAL;
 }
 
-static void count_link(const char *prog, int link_fd, void *arg)
+/* loader_pinned_links returns how many links are pinned: nothing to do per link. */
+static void ignore_link(const char *prog, int link_fd, void *arg)
 {
 	(void)prog;
 	(void)link_fd;
@@ -191,7 +192,7 @@ static char *scrape(struct metrics_server *server, size_t *len)
 			s.policies[i].audited = info.audited;
 		}
 	}
-	s.programs_attached = loader_pinned_links(server->bpffs, count_link, NULL);
+	s.programs_attached = loader_pinned_links(server->bpffs, ignore_link, NULL);
 	if (s.programs_attached < 0)
 		s.programs_attached = 0;
 	text = metrics_render(&s, len);
