@@ -9,25 +9,33 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	libjansson-dev pkg-config make gcc
+	libjansson-dev libevent-dev pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
+# prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
+# dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
-	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd
+	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
+	prometheus curl mandoc dpkg-dev lintian
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
 DOCDIR     := $(PREFIX)/share/doc/cgward
+MANDIR     := $(PREFIX)/share/man
+MAN_PAGES  := $(sort $(wildcard man/*.[58]))
 CGWARD_BIN ?= $(BUILD)/cgward
+# The one place the version is set: cgward --version, the metrics' build info, make deb.
+VERSION    := 0.1.0
 
 WARNINGS  := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 # user/ has a folder per concern; headers are included by name from any of them.
 USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
-CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $(USER_INCS)
-LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson
+CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
+	-Ibpf $(USER_INCS)
+LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -levent_extra -levent_core -lpthread
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -54,7 +62,8 @@ FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS) $(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
-	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy \
+	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
+	test-deb \
 	deps-kernels test-kernels test-stress build-bench
 
 all: $(BUILD)/cgward
@@ -62,8 +71,11 @@ all: $(BUILD)/cgward
 help:
 	@echo 'make deps              install the Debian packages cgward needs (apt-get)'
 	@echo 'make deps-build        install only the packages needed to build cgward'
-	@echo 'make install           install cgward, its systemd unit and default policy (DESTDIR, PREFIX)'
+	@echo 'make install           install cgward, its systemd unit, default policy and man pages (DESTDIR, PREFIX)'
 	@echo 'make test-deploy       check the install, systemd unit, Containerfile and Kubernetes manifests'
+	@echo 'make test-man          lint the man pages (mandoc), check them against --help and the schema'
+	@echo 'make deb               build/cgward_VERSION_ARCH.deb (dpkg-deb; Depends from dpkg-shlibdeps)'
+	@echo 'make test-deb          lintian and content checks of the .deb (the VM suite installs it)'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
@@ -77,9 +89,13 @@ help:
 	@echo 'make vmlinux           regenerate vmlinux/vmlinux.h from this kernel'
 	@echo 'make format            clang-format every C file'
 
+# prometheus's postinst enables and starts a server on :9090 under systemd: the
+# tests need no host server, so a running one is stopped and disabled (without
+# systemd as init, is-active fails and nothing runs).
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	if systemctl is-active -q prometheus 2>/dev/null; then systemctl disable --now prometheus; fi
 
 deps-build:
 	apt-get update
@@ -96,9 +112,30 @@ install: $(CGWARD_BIN)
 	test -e $(DESTDIR)/etc/cgward/policy.yaml || \
 		install -D -m 0644 deploy/policy.yaml $(DESTDIR)/etc/cgward/policy.yaml
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	@set -e; for page in $(MAN_PAGES); do \
+		dir=$(DESTDIR)$(MANDIR)/man$${page##*.}; install -d -m 0755 $$dir; \
+		gzip -9nc $$page > $$dir/$$(basename $$page).gz; chmod 0644 $$dir/$$(basename $$page).gz; \
+	done
 
 test-deploy:
 	tests/deploy/run
+
+# The Debian package, from a make install DESTDIR=... PREFIX=/usr tree.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB      := $(BUILD)/cgward_$(VERSION)_$(DEB_ARCH).deb
+
+deb: $(DEB)
+
+$(DEB): $(BUILD)/cgward $(MAN_PAGES) README.md deploy/policy.yaml deploy/systemd/cgward.service.in \
+		$(wildcard deploy/debian/*)
+	deploy/debian/build-deb $(VERSION) $@
+
+test-deb: $(DEB)
+	tests/deb/check $(VERSION) $(DEB)
+
+# mandoc -Tlint, and each page against its command's --help and policy/schema.md.
+test-man: $(BUILD)/cgward
+	tests/man/run
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
@@ -204,8 +241,8 @@ test-integration: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS)
 	tests/integration/run
 	tests/integration/run-asan
 
-# The guest shares this tree: build here, run the suite there.
-test-vm: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS)
+# The guest shares this tree: build here, run the suite there (t_package.sh installs the .deb).
+test-vm: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/selftest
 	tests/vm/run --timeout 1200 -- tests/integration/run
 	tests/vm/run --timeout 600 -- tests/integration/run-asan
@@ -217,7 +254,7 @@ deps-kernels:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(KERNEL_PACKAGES)
 
-test-kernels: all $(TEST_TOOLS)
+test-kernels: all $(TEST_TOOLS) $(DEB)
 	tests/vm/kernels
 
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
@@ -236,7 +273,8 @@ test-leaks: $(BUILD)/cgward-dynamic
 		[ $$? -ne 99 ] || { echo "leak or memory error: policy check $$f"; exit 1; }; \
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
-test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-vm
+test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
+	test-deb test-vm
 
 demo: all
 	tests/demo
