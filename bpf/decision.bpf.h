@@ -12,6 +12,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "maps.bpf.h"
+#include "overlay.bpf.h"
 
 #define EPERM 1
 
@@ -297,6 +298,9 @@ static __always_inline int decide(const struct write_request *request)
 
 	if (!policy)
 		return 0;
+	if (overlay_own_work(request->path.dentry, request->target.dentry))
+		return 0;
+	overlay_note_operation(request->path.dentry, request->target.dentry);
 	if (on_protected_fs(&request->path) || on_protected_fs(&request->target)) {
 		result.reason = CGWARD_REASON_PROTECTED_FS;
 	} else {
