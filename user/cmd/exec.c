@@ -21,6 +21,7 @@
 #include "loader.h"
 #include "memory_limit.h"
 #include "policy_maps.h"
+#include "private_tmp.h"
 #include "roots.h"
 #include "spawn.h"
 #include "wait_loop.h"
@@ -37,6 +38,7 @@ struct exec_options {
 	__u64 memory_mib;
 	const char *events_path;
 	const char *cgroup_parent;
+	bool private_tmp;
 	char **argv;
 };
 
@@ -45,6 +47,8 @@ struct execution {
 	struct exec_options opt;
 	struct root_spec roots[MAX_ROOTS];
 	size_t n_roots;
+	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
+	size_t n_private_roots;
 	struct cgroup_layout layout;
 	struct cgward_bpf *skel;
 	struct exec_cgroup cgroup;
@@ -74,6 +78,10 @@ static const char usage[] =
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
     "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
     "      --cgroup-parent DIR  create the cgroup beneath this cgroup2 directory\n"
+    "      --private-tmp     CMD gets its own empty /tmp, /var/tmp and /dev/shm (tmpfs,\n"
+    "                        writable, gone when the run ends); roots beneath them stay\n"
+    "                        at their paths. Use it for compilers, mktemp, sort, Python's\n"
+    "                        tempfile and multiprocessing, rather than a root on /tmp\n"
     "  -h, --help            this text\n"
     "\n"
     "Exit status: CMD's status (128+N when killed by signal N; 137 when killed for\n"
@@ -109,7 +117,8 @@ enum {
 	OPT_CGROUP_PARENT,
 	OPT_NO_NETWORK,
 	OPT_ALLOW_LOOPBACK,
-	OPT_NO_UNIX_OUTSIDE
+	OPT_NO_UNIX_OUTSIDE,
+	OPT_PRIVATE_TMP
 };
 
 static const struct option long_options[] = {
@@ -122,6 +131,7 @@ static const struct option long_options[] = {
     {"memory", required_argument, NULL, 'm'},
     {"events", required_argument, NULL, OPT_EVENTS},
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
+    {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -160,6 +170,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			break;
 		case OPT_CGROUP_PARENT:
 			opt->cgroup_parent = optarg;
+			break;
+		case OPT_PRIVATE_TMP:
+			opt->private_tmp = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -206,6 +219,21 @@ static int resolve_one(struct execution *x, const char *path, __u32 access)
 	return 0;
 }
 
+/* A root that is /tmp, /var/tmp or /dev/shm itself would be the shared directory again. */
+static int check_private_tmp(const struct execution *x)
+{
+	for (size_t i = 0; x->opt.private_tmp && i < x->n_roots; i++) {
+		if (private_tmp_dir_of(x->roots[i].path)) {
+			fprintf(stderr,
+				"cgward: exec: root '%s' with --private-tmp: the command gets "
+				"its own %s; use a directory beneath it\n",
+				x->roots[i].path, x->roots[i].path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* Every root valid, no duplicates, every read-only exception inside a write root. */
 static int resolve_roots(struct execution *x)
 {
@@ -233,7 +261,7 @@ static int resolve_roots(struct execution *x)
 	}
 	if (err[0])
 		fprintf(stderr, "cgward: %s\n", err);
-	return ret;
+	return ret ? ret : check_private_tmp(x);
 }
 
 static int open_sink(struct execution *x)
@@ -387,6 +415,40 @@ static int wait_for_command(struct execution *x, pid_t pid)
 	}
 }
 
+/* The child's private tmpfs directories become write roots before it is let in. */
+static int install_private_tmp(struct execution *x, const struct private_tmp_report *report)
+{
+	int ret;
+
+	x->n_private_roots = private_tmp_roots(report, x->private_roots);
+	ret = policy_maps_put_roots(&x->maps, EXEC_POLICY_ID, x->private_roots, x->n_private_roots);
+	if (ret)
+		fprintf(stderr, "cgward: --private-tmp: cannot install its roots: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
+/* Starts CMD at its gate, in its own mount namespace with --private-tmp. */
+static int spawn_command(struct execution *x, const sigset_t *previous, struct spawned *child)
+{
+	struct private_tmp_setup setup = {.roots = x->roots, .n_roots = x->n_roots};
+	struct private_tmp_report report;
+	struct spawn_prepare prepare = {.run = private_tmp_enter,
+					.arg = &setup,
+					.report = &report,
+					.report_size = sizeof(report)};
+	int ret;
+
+	if (!x->opt.private_tmp)
+		return spawn_gated(x->opt.argv, previous, NULL, child);
+	ret = spawn_gated(x->opt.argv, previous, &prepare, child);
+	if (ret == 0 && install_private_tmp(x, &report) != 0) {
+		spawn_abort(child);
+		ret = -EIO;
+	}
+	return ret;
+}
+
 static int run_command(struct execution *x)
 {
 	struct spawned child;
@@ -403,7 +465,7 @@ static int run_command(struct execution *x)
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
 	if (ret == 0)
-		ret = spawn_gated(x->opt.argv, &previous, &child);
+		ret = spawn_command(x, &previous, &child);
 	if (ret) {
 		fprintf(stderr, "cgward: cannot start %s: %s\n", x->opt.argv[0], strerror(-ret));
 		return EXIT_SETUP_FAILED;
