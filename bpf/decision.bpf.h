@@ -32,6 +32,8 @@
  * its removal allowed; its parent directory decides that.
  */
 #define TARGET_DEPARTS (1U << 0)
+/* The target is a unix socket being connected to: a CGWARD_ACCESS_UNIX_PEER entry allows it. */
+#define TARGET_UNIX_PEER (1U << 1)
 
 /* A write target: the dentry being written, created (negative) or removed, and its mount. */
 struct write_target {

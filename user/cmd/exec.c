@@ -39,6 +39,10 @@ struct exec_options {
 	const char *events_path;
 	const char *cgroup_parent;
 	bool private_tmp;
+	const char *unix_args[MAX_ROOTS]; /* --allow-unix */
+	size_t n_unix_args;
+	bool allow_unix_all;
+	bool no_unix_outside; /* given, though it is the default */
 	char **argv;
 };
 
@@ -49,6 +53,8 @@ struct execution {
 	size_t n_roots;
 	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
 	size_t n_private_roots;
+	struct root_spec unix_sockets[MAX_ROOTS]; /* --allow-unix */
+	size_t n_unix_sockets;
 	struct cgroup_layout layout;
 	struct cgward_bpf *skel;
 	struct exec_cgroup cgroup;
@@ -72,8 +78,13 @@ static const char usage[] =
     "      --audit           report would-be denies as \"verdict\":\"audit\", allow them\n"
     "      --no-network      deny connect, bind and sendmsg to IPv4 and IPv6 addresses\n"
     "      --allow-loopback  with --no-network: loopback addresses stay reachable\n"
-    "      --no-unix-outside deny connecting and sending to unix sockets whose file\n"
-    "                        is outside the roots\n"
+    "      --allow-unix PATH connecting and sending to this unix socket is allowed\n"
+    "                        (repeatable), e.g. \"$SSH_AUTH_SOCK\". By default unix sockets\n"
+    "                        whose file is outside the roots, and abstract sockets created\n"
+    "                        outside the command's cgroup, are denied: a daemon there\n"
+    "                        could write on the command's behalf\n"
+    "      --allow-unix-all  allow every unix socket (the former default)\n"
+    "      --no-unix-outside the default; accepted for older command lines\n"
     "  -m, --memory MIB      memory limit in whole MiB (0: none). cgroup v2: memory.max of\n"
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
     "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
@@ -110,6 +121,29 @@ static int parse_memory(struct exec_options *opt, const char *text)
 	return ret;
 }
 
+static int add_unix_arg(struct exec_options *opt, const char *path)
+{
+	if (opt->n_unix_args == MAX_ROOTS) {
+		fprintf(stderr, "cgward: exec: more than %d --allow-unix\n", MAX_ROOTS);
+		return -E2BIG;
+	}
+	opt->unix_args[opt->n_unix_args++] = path;
+	return 0;
+}
+
+/* Unix sockets outside the roots are denied unless --allow-unix-all. */
+static int settle_unix_default(struct exec_options *opt)
+{
+	if (opt->allow_unix_all && (opt->no_unix_outside || opt->n_unix_args)) {
+		fprintf(stderr, "cgward: exec: --allow-unix-all allows every unix socket; "
+				"--no-unix-outside and --allow-unix contradict it\n");
+		return -EINVAL;
+	}
+	if (!opt->allow_unix_all)
+		opt->policy_flags |= CGWARD_POLICY_NO_UNIX_OUTSIDE;
+	return 0;
+}
+
 enum {
 	OPT_RO = 256,
 	OPT_AUDIT,
@@ -118,7 +152,9 @@ enum {
 	OPT_NO_NETWORK,
 	OPT_ALLOW_LOOPBACK,
 	OPT_NO_UNIX_OUTSIDE,
-	OPT_PRIVATE_TMP
+	OPT_PRIVATE_TMP,
+	OPT_ALLOW_UNIX,
+	OPT_ALLOW_UNIX_ALL
 };
 
 static const struct option long_options[] = {
@@ -132,6 +168,8 @@ static const struct option long_options[] = {
     {"events", required_argument, NULL, OPT_EVENTS},
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
     {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
+    {"allow-unix", required_argument, NULL, OPT_ALLOW_UNIX},
+    {"allow-unix-all", no_argument, NULL, OPT_ALLOW_UNIX_ALL},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -160,7 +198,13 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			opt->policy_flags |= CGWARD_POLICY_ALLOW_LOOPBACK;
 			break;
 		case OPT_NO_UNIX_OUTSIDE:
-			opt->policy_flags |= CGWARD_POLICY_NO_UNIX_OUTSIDE;
+			opt->no_unix_outside = true;
+			break;
+		case OPT_ALLOW_UNIX:
+			ret = add_unix_arg(opt, optarg);
+			break;
+		case OPT_ALLOW_UNIX_ALL:
+			opt->allow_unix_all = true;
 			break;
 		case 'm':
 			ret = parse_memory(opt, optarg);
@@ -189,6 +233,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 		fprintf(stderr, "cgward: exec: --allow-loopback needs --no-network\n");
 		return -EINVAL;
 	}
+	ret = settle_unix_default(opt);
+	if (ret)
+		return ret;
 	if (optind >= argc) {
 		fprintf(stderr, "cgward: exec: no command given\n%s", usage);
 		return -EINVAL;
@@ -216,6 +263,24 @@ static int resolve_one(struct execution *x, const char *path, __u32 access)
 		return ret;
 	}
 	x->n_roots++;
+	return 0;
+}
+
+/* Each --allow-unix PATH must name a unix socket now; its inode is what the kernel allows. */
+static int resolve_unix_sockets(struct execution *x)
+{
+	char err[PATH_MAX + 128];
+	int ret;
+
+	for (size_t i = 0; i < x->opt.n_unix_args; i++) {
+		ret = root_resolve_unix_socket(x->opt.unix_args[i], &x->unix_sockets[i], err,
+					       sizeof(err));
+		if (ret) {
+			fprintf(stderr, "cgward: %s\n", err);
+			return ret;
+		}
+		x->n_unix_sockets++;
+	}
 	return 0;
 }
 
@@ -428,17 +493,33 @@ static int install_private_tmp(struct execution *x, const struct private_tmp_rep
 	return ret;
 }
 
+/* The --allow-unix sockets' inodes, as entries that count only for connecting to them. */
+static int install_unix_sockets(struct execution *x)
+{
+	int ret =
+	    policy_maps_put_roots(&x->maps, EXEC_POLICY_ID, x->unix_sockets, x->n_unix_sockets);
+
+	if (ret)
+		fprintf(stderr, "cgward: --allow-unix: cannot install: %s\n", strerror(-ret));
+	return ret;
+}
+
 /* Starts CMD at its gate, in its own mount namespace with --private-tmp. */
 static int spawn_command(struct execution *x, const sigset_t *previous, struct spawned *child)
 {
-	struct private_tmp_setup setup = {.roots = x->roots, .n_roots = x->n_roots};
+	struct private_tmp_setup setup = {.roots = x->roots,
+					  .n_roots = x->n_roots,
+					  .sockets = x->unix_sockets,
+					  .n_sockets = x->n_unix_sockets};
 	struct private_tmp_report report;
 	struct spawn_prepare prepare = {.run = private_tmp_enter,
 					.arg = &setup,
 					.report = &report,
 					.report_size = sizeof(report)};
-	int ret;
+	int ret = install_unix_sockets(x);
 
+	if (ret)
+		return ret;
 	if (!x->opt.private_tmp)
 		return spawn_gated(x->opt.argv, previous, NULL, child);
 	ret = spawn_gated(x->opt.argv, previous, &prepare, child);
@@ -520,7 +601,7 @@ int cmd_exec(int argc, char **argv)
 	ret = parse_options(argc, argv, &x.opt);
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	if (resolve_roots(&x) || open_sink(&x)) {
+	if (resolve_roots(&x) || resolve_unix_sockets(&x) || open_sink(&x)) {
 		exec_cleanup(&x);
 		return EXIT_USAGE;
 	}

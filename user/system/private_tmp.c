@@ -39,92 +39,112 @@ const char *private_tmp_dir_of(const char *path)
 	return NULL;
 }
 
-/* mkdir -p of path's components in the fresh tmpfs: the mount point of a bound-back root. */
-static int make_mount_point(const char *path)
+/* The i-th thing to bind back, if beneath a private directory: roots, then sockets. */
+static const struct root_spec *entry(const struct private_tmp_setup *setup, size_t i)
+{
+	return i < setup->n_roots ? &setup->roots[i] : &setup->sockets[i - setup->n_roots];
+}
+
+static size_t n_entries(const struct private_tmp_setup *setup)
+{
+	return setup->n_roots + setup->n_sockets;
+}
+
+static bool is_socket(const struct root_spec *spec)
+{
+	return spec->access == CGWARD_ACCESS_UNIX_PEER;
+}
+
+/*
+ * The mount point of a bound-back root (a directory) or socket (a file) in
+ * the fresh tmpfs, with the directories above it.
+ */
+static int make_mount_point(const struct root_spec *spec)
 {
 	char partial[PATH_MAX];
-	size_t len = strlen(path);
+	size_t len = strlen(spec->path);
+	int fd;
 
-	if (len >= sizeof(partial))
-		return -ENAMETOOLONG;
 	for (size_t i = 1; i <= len; i++) {
-		if (path[i] != '/' && path[i] != '\0')
+		if (spec->path[i] != '/' && spec->path[i] != '\0')
 			continue;
-		memcpy(partial, path, i);
+		memcpy(partial, spec->path, i);
 		partial[i] = '\0';
-		if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+		if (i == len && is_socket(spec)) {
+			fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+			if (fd < 0)
+				return report_error("create", partial);
+			close(fd);
+		} else if (mkdir(partial, 0755) != 0 && errno != EEXIST) {
 			return report_error("mkdir", partial);
+		}
 	}
 	return 0;
 }
 
-/* Whether another root beneath dir contains root: binding that one brings root along. */
-static bool inside_other_root(const struct private_tmp_setup *setup, const struct root_spec *root,
-			      const char *dir)
-{
-	for (size_t i = 0; i < setup->n_roots; i++) {
-		const struct root_spec *other = &setup->roots[i];
-
-		if (other != root && path_within(other->path, dir) &&
-		    strlen(other->path) < strlen(root->path) && path_within(root->path, other->path))
-			return true;
-	}
-	return false;
-}
-
-/* Whether root is beneath dir and must be bound back there (not brought along by another). */
-static bool bound_back(const struct private_tmp_setup *setup, const struct root_spec *root,
+/* Whether spec is beneath dir and not inside another root beneath dir, which brings it along. */
+static bool bound_back(const struct private_tmp_setup *setup, const struct root_spec *spec,
 		       const char *dir)
 {
-	return path_within(root->path, dir) && !inside_other_root(setup, root, dir);
-}
-
-/*
- * Opens, in the new namespace, each root beneath dir before the tmpfs hides
- * it: a bind mount's source must be a mount of the caller's namespace, which
- * the descriptors from validation are not. The identity must be the one
- * validated, or the path was swapped since.
- */
-static int open_roots_below(const struct private_tmp_setup *setup, const char *dir, int fds[])
-{
-	struct stat st;
-
-	for (size_t i = 0; i < setup->n_roots; i++)
-		fds[i] = -1;
+	if (!path_within(spec->path, dir))
+		return false;
 	for (size_t i = 0; i < setup->n_roots; i++) {
 		const struct root_spec *root = &setup->roots[i];
 
-		if (!bound_back(setup, root, dir))
+		if (root != spec && path_within(root->path, dir) &&
+		    strlen(root->path) < strlen(spec->path) && path_within(spec->path, root->path))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Opens, in the new namespace, each root and socket beneath dir before the
+ * tmpfs hides it: a bind mount's source must be a mount of the caller's
+ * namespace, which the descriptors from validation are not. The identity
+ * must be the one validated, or the path was swapped since.
+ */
+static int open_entries_below(const struct private_tmp_setup *setup, const char *dir, int fds[])
+{
+	struct stat st;
+
+	for (size_t i = 0; i < n_entries(setup); i++)
+		fds[i] = -1;
+	for (size_t i = 0; i < n_entries(setup); i++) {
+		const struct root_spec *spec = entry(setup, i);
+
+		if (!bound_back(setup, spec, dir))
 			continue;
-		fds[i] = open(root->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* Sockets follow symbolic links, as connect() does; roots may not be one. */
+		fds[i] = open(spec->path, O_PATH | O_CLOEXEC |
+					      (is_socket(spec) ? 0 : O_DIRECTORY | O_NOFOLLOW));
 		if (fds[i] < 0 || fstat(fds[i], &st) != 0)
-			return report_error("open", root->path);
-		if (root_kernel_dev(st.st_dev) != root->dev || st.st_ino != root->ino) {
-			fprintf(stderr, "cgward: --private-tmp: root '%s' was replaced\n",
-				root->path);
+			return report_error("open", spec->path);
+		if (root_kernel_dev(st.st_dev) != spec->dev || st.st_ino != spec->ino) {
+			fprintf(stderr, "cgward: --private-tmp: '%s' was replaced\n", spec->path);
 			return -ESTALE;
 		}
 	}
 	return 0;
 }
 
-/* The roots beneath dir stay reachable at their paths, the same directories. */
-static int bind_back_roots(const struct private_tmp_setup *setup, const int fds[])
+/* The roots and sockets beneath dir stay reachable at their paths, the same inodes. */
+static int bind_back(const struct private_tmp_setup *setup, const int fds[])
 {
 	char source[64];
 	int ret;
 
-	for (size_t i = 0; i < setup->n_roots; i++) {
-		const char *path = setup->roots[i].path;
+	for (size_t i = 0; i < n_entries(setup); i++) {
+		const struct root_spec *spec = entry(setup, i);
 
 		if (fds[i] < 0)
 			continue;
-		ret = make_mount_point(path);
+		ret = make_mount_point(spec);
 		if (ret)
 			return ret;
 		snprintf(source, sizeof(source), "/proc/self/fd/%d", fds[i]);
-		if (mount(source, path, NULL, MS_BIND | MS_REC, NULL) != 0)
-			return report_error("bind", path);
+		if (mount(source, spec->path, NULL, MS_BIND | MS_REC, NULL) != 0)
+			return report_error("bind", spec->path);
 	}
 	return 0;
 }
@@ -133,13 +153,13 @@ static int mount_private_dir(const struct private_tmp_setup *setup, size_t i,
 			     struct private_tmp_report *report)
 {
 	const char *dir = private_tmp_dirs[i];
-	int fds[setup->n_roots + 1];
+	int fds[n_entries(setup) + 1];
 	struct stat st;
 	int ret;
 
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return 0; /* no such directory on this host: nothing to hide */
-	ret = open_roots_below(setup, dir, fds);
+	ret = open_entries_below(setup, dir, fds);
 	if (ret == 0 && mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
 		ret = report_error("mount tmpfs on", dir);
 	if (ret == 0 && stat(dir, &st) != 0)
@@ -147,9 +167,9 @@ static int mount_private_dir(const struct private_tmp_setup *setup, size_t i,
 	if (ret == 0) {
 		report->dirs[i].dev = root_kernel_dev(st.st_dev);
 		report->dirs[i].ino = st.st_ino;
-		ret = bind_back_roots(setup, fds);
+		ret = bind_back(setup, fds);
 	}
-	for (size_t j = 0; j < setup->n_roots; j++) {
+	for (size_t j = 0; j < n_entries(setup); j++) {
 		if (fds[j] >= 0)
 			close(fds[j]);
 	}

@@ -29,10 +29,12 @@ struct private_tmp_report {
 	} dirs[PRIVATE_TMP_DIRS];
 };
 
-/* The run's roots: those beneath a private directory are bound back at their paths. */
+/* The run's roots and --allow-unix sockets: those beneath a private directory are bound back. */
 struct private_tmp_setup {
 	const struct root_spec *roots;
 	size_t n_roots;
+	const struct root_spec *sockets;
+	size_t n_sockets;
 };
 
 /*
