@@ -12,7 +12,8 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 	libjansson-dev pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
-	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd
+	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
+	git sqlite3 python3
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
