@@ -300,12 +300,12 @@ static __always_inline int decide(const struct write_request *request)
 
 	if (!policy)
 		return 0;
-	if (overlay_own_work(request->path.dentry, request->target.dentry))
-		return 0;
-	overlay_note_operation(request->path.dentry, request->target.dentry);
 	if (on_protected_fs(&request->path) || on_protected_fs(&request->target)) {
 		result.reason = CGWARD_REASON_PROTECTED_FS;
+	} else if (overlay_own_work(request->path.dentry, request->target.dentry)) {
+		return 0;
 	} else {
+		overlay_note_operation(request->path.dentry, request->target.dentry);
 		walk_to_root(policy->policy_id, &request->path, &result);
 		if (!result.reason && request->target.dentry)
 			walk_to_root(policy->policy_id, &request->target, &result);
