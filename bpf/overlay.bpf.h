@@ -41,6 +41,10 @@
  * Overlayfs may be a module (Debian's 6.1): its types are then found in its
  * module BTF, if it is loaded when the programs are. Without them the check
  * is compiled out by CO-RE, and copy-up is denied as before.
+ *
+ * Where SELinux or Smack is active, copy-up runs with a cred that their
+ * inode_copy_up hook derives from creator_cred, a different object: such
+ * copy-ups are not recognized and stay denied (closed, not open).
  */
 #ifndef CGWARD_OVERLAY_BPF_H
 #define CGWARD_OVERLAY_BPF_H
