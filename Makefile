@@ -15,7 +15,7 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 # dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
-	prometheus curl mandoc dpkg-dev lintian
+	prometheus curl mandoc dpkg-dev lintian git sqlite3 python3
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.

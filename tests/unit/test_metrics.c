@@ -13,6 +13,10 @@
 
 #include "metrics.h"
 
+#define STR(x)	#x
+#define XSTR(x) STR(x)
+#define ABI	XSTR(CGWARD_ABI_VERSION)
+
 /* The whole exposition, byte for byte: names, HELP and TYPE lines, label escapes. */
 static void test_render_exact_text(void **state)
 {
@@ -30,7 +34,7 @@ static void test_render_exact_text(void **state)
 	    "# HELP cgward_build_info The cgward version, and the layout version of the pinned "
 	    "plane (abi).\n"
 	    "# TYPE cgward_build_info gauge\n"
-	    "cgward_build_info{version=\"1.2.3\",abi=\"2\"} 1\n"
+	    "cgward_build_info{version=\"1.2.3\",abi=\"" ABI "\"} 1\n"
 	    "# HELP cgward_denies_total Operations the kernel denied under a policy since the "
 	    "agent installed it.\n"
 	    "# TYPE cgward_denies_total counter\n"

@@ -20,6 +20,7 @@
 #include "memory_limit.h"
 #include "plane.h"
 #include "policy_maps.h"
+#include "private_tmp.h"
 #include "roots.h"
 #include "spawn.h"
 #include "wait_loop.h"
@@ -35,6 +36,11 @@ struct exec_options {
 	__u64 memory_mib;
 	const char *events_path;
 	const char *cgroup_parent;
+	bool private_tmp;
+	const char *unix_args[MAX_ROOTS]; /* --allow-unix */
+	size_t n_unix_args;
+	bool allow_unix_all;
+	bool no_unix_outside; /* given, though it is the default */
 	char **argv;
 };
 
@@ -43,6 +49,10 @@ struct execution {
 	struct exec_options opt;
 	struct root_spec roots[MAX_ROOTS];
 	size_t n_roots;
+	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
+	size_t n_private_roots;
+	struct root_spec unix_sockets[MAX_ROOTS]; /* --allow-unix */
+	size_t n_unix_sockets;
 	struct cgroup_layout layout;
 	struct plane plane;
 	bool plane_open;
@@ -71,12 +81,21 @@ static const char usage[] =
     "      --audit           report would-be denies as \"verdict\":\"audit\", allow them\n"
     "      --no-network      deny connect, bind and sendmsg to IPv4 and IPv6 addresses\n"
     "      --allow-loopback  with --no-network: loopback addresses stay reachable\n"
-    "      --no-unix-outside deny connecting and sending to unix sockets whose file\n"
-    "                        is outside the roots\n"
+    "      --allow-unix PATH connecting and sending to this unix socket is allowed\n"
+    "                        (repeatable), e.g. \"$SSH_AUTH_SOCK\". By default unix sockets\n"
+    "                        whose file is outside the roots, and abstract sockets created\n"
+    "                        outside the command's cgroup, are denied: a daemon there\n"
+    "                        could write on the command's behalf\n"
+    "      --allow-unix-all  allow every unix socket (the former default)\n"
+    "      --no-unix-outside the default; accepted for older command lines\n"
     "  -m, --memory MIB      memory limit in whole MiB (0: none). cgroup v2: memory.max of\n"
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
     "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
     "      --cgroup-parent DIR  create the cgroup beneath this cgroup2 directory\n"
+    "      --private-tmp     CMD gets its own empty /tmp, /var/tmp and /dev/shm (tmpfs,\n"
+    "                        writable, gone when the run ends); roots beneath them stay\n"
+    "                        at their paths. Use it for compilers, mktemp, sort, Python's\n"
+    "                        tempfile and multiprocessing, rather than a root on /tmp\n"
     "  -h, --help            this text\n"
     "\n"
     "Exit status: CMD's status (128+N when killed by signal N; 137 when killed for\n"
@@ -105,6 +124,29 @@ static int parse_memory(struct exec_options *opt, const char *text)
 	return ret;
 }
 
+static int add_unix_arg(struct exec_options *opt, const char *path)
+{
+	if (opt->n_unix_args == MAX_ROOTS) {
+		fprintf(stderr, "cgward: exec: more than %d --allow-unix\n", MAX_ROOTS);
+		return -E2BIG;
+	}
+	opt->unix_args[opt->n_unix_args++] = path;
+	return 0;
+}
+
+/* Unix sockets outside the roots are denied unless --allow-unix-all. */
+static int settle_unix_default(struct exec_options *opt)
+{
+	if (opt->allow_unix_all && (opt->no_unix_outside || opt->n_unix_args)) {
+		fprintf(stderr, "cgward: exec: --allow-unix-all allows every unix socket; "
+				"--no-unix-outside and --allow-unix contradict it\n");
+		return -EINVAL;
+	}
+	if (!opt->allow_unix_all)
+		opt->policy_flags |= CGWARD_POLICY_NO_UNIX_OUTSIDE;
+	return 0;
+}
+
 enum {
 	OPT_RO = 256,
 	OPT_AUDIT,
@@ -112,7 +154,10 @@ enum {
 	OPT_CGROUP_PARENT,
 	OPT_NO_NETWORK,
 	OPT_ALLOW_LOOPBACK,
-	OPT_NO_UNIX_OUTSIDE
+	OPT_NO_UNIX_OUTSIDE,
+	OPT_PRIVATE_TMP,
+	OPT_ALLOW_UNIX,
+	OPT_ALLOW_UNIX_ALL
 };
 
 static const struct option long_options[] = {
@@ -125,6 +170,9 @@ static const struct option long_options[] = {
     {"memory", required_argument, NULL, 'm'},
     {"events", required_argument, NULL, OPT_EVENTS},
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
+    {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
+    {"allow-unix", required_argument, NULL, OPT_ALLOW_UNIX},
+    {"allow-unix-all", no_argument, NULL, OPT_ALLOW_UNIX_ALL},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -153,7 +201,13 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			opt->policy_flags |= CGWARD_POLICY_ALLOW_LOOPBACK;
 			break;
 		case OPT_NO_UNIX_OUTSIDE:
-			opt->policy_flags |= CGWARD_POLICY_NO_UNIX_OUTSIDE;
+			opt->no_unix_outside = true;
+			break;
+		case OPT_ALLOW_UNIX:
+			ret = add_unix_arg(opt, optarg);
+			break;
+		case OPT_ALLOW_UNIX_ALL:
+			opt->allow_unix_all = true;
 			break;
 		case 'm':
 			ret = parse_memory(opt, optarg);
@@ -163,6 +217,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			break;
 		case OPT_CGROUP_PARENT:
 			opt->cgroup_parent = optarg;
+			break;
+		case OPT_PRIVATE_TMP:
+			opt->private_tmp = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -179,6 +236,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 		fprintf(stderr, "cgward: exec: --allow-loopback needs --no-network\n");
 		return -EINVAL;
 	}
+	ret = settle_unix_default(opt);
+	if (ret)
+		return ret;
 	if (optind >= argc) {
 		fprintf(stderr, "cgward: exec: no command given\n%s", usage);
 		return -EINVAL;
@@ -209,6 +269,39 @@ static int resolve_one(struct execution *x, const char *path, __u32 access)
 	return 0;
 }
 
+/* Each --allow-unix PATH must name a unix socket now; its inode is what the kernel allows. */
+static int resolve_unix_sockets(struct execution *x)
+{
+	char err[PATH_MAX + 128];
+	int ret;
+
+	for (size_t i = 0; i < x->opt.n_unix_args; i++) {
+		ret = root_resolve_unix_socket(x->opt.unix_args[i], &x->unix_sockets[i], err,
+					       sizeof(err));
+		if (ret) {
+			fprintf(stderr, "cgward: %s\n", err);
+			return ret;
+		}
+		x->n_unix_sockets++;
+	}
+	return 0;
+}
+
+/* A root that is /tmp, /var/tmp or /dev/shm itself would be the shared directory again. */
+static int check_private_tmp(const struct execution *x)
+{
+	for (size_t i = 0; x->opt.private_tmp && i < x->n_roots; i++) {
+		if (private_tmp_dir_of(x->roots[i].path)) {
+			fprintf(stderr,
+				"cgward: exec: root '%s' with --private-tmp: the command gets "
+				"its own %s; use a directory beneath it\n",
+				x->roots[i].path, x->roots[i].path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* Every root valid, no duplicates, every read-only exception inside a write root. */
 static int resolve_roots(struct execution *x)
 {
@@ -236,7 +329,7 @@ static int resolve_roots(struct execution *x)
 	}
 	if (err[0])
 		fprintf(stderr, "cgward: %s\n", err);
-	return ret;
+	return ret ? ret : check_private_tmp(x);
 }
 
 static int open_sink(struct execution *x)
@@ -418,6 +511,57 @@ static int wait_for_command(struct execution *x, pid_t pid)
 	}
 }
 
+/* The child's private tmpfs directories become write roots before it is let in. */
+static int install_private_tmp(struct execution *x, const struct private_tmp_report *report)
+{
+	int ret;
+
+	x->n_private_roots = private_tmp_roots(report, x->private_roots);
+	ret = policy_maps_put_roots(&x->plane.maps, x->policy_id, x->private_roots,
+				    x->n_private_roots);
+	if (ret)
+		fprintf(stderr, "cgward: --private-tmp: cannot install its roots: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
+/* The --allow-unix sockets' inodes, as entries that count only for connecting to them. */
+static int install_unix_sockets(struct execution *x)
+{
+	int ret =
+	    policy_maps_put_roots(&x->plane.maps, x->policy_id, x->unix_sockets, x->n_unix_sockets);
+
+	if (ret)
+		fprintf(stderr, "cgward: --allow-unix: cannot install: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* Starts CMD at its gate, in its own mount namespace with --private-tmp. */
+static int spawn_command(struct execution *x, const sigset_t *previous, struct spawned *child)
+{
+	struct private_tmp_setup setup = {.roots = x->roots,
+					  .n_roots = x->n_roots,
+					  .sockets = x->unix_sockets,
+					  .n_sockets = x->n_unix_sockets};
+	struct private_tmp_report report;
+	struct spawn_prepare prepare = {.run = private_tmp_enter,
+					.arg = &setup,
+					.report = &report,
+					.report_size = sizeof(report)};
+	int ret = install_unix_sockets(x);
+
+	if (ret)
+		return ret;
+	if (!x->opt.private_tmp)
+		return spawn_gated(x->opt.argv, previous, NULL, child);
+	ret = spawn_gated(x->opt.argv, previous, &prepare, child);
+	if (ret == 0 && install_private_tmp(x, &report) != 0) {
+		spawn_abort(child);
+		ret = -EIO;
+	}
+	return ret;
+}
+
 static int run_command(struct execution *x)
 {
 	struct spawned child;
@@ -434,7 +578,7 @@ static int run_command(struct execution *x)
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
 	if (ret == 0)
-		ret = spawn_gated(x->opt.argv, &previous, &child);
+		ret = spawn_command(x, &previous, &child);
 	if (ret) {
 		fprintf(stderr, "cgward: cannot start %s: %s\n", x->opt.argv[0], strerror(-ret));
 		return EXIT_SETUP_FAILED;
@@ -465,8 +609,13 @@ static int tear_down(struct execution *x, int status)
 		policy_maps_unbind_cgroup(&x->plane.maps, x->cgroup.id);
 	}
 	/* The cgroup is gone (its binding with it): no process can use the policy now. */
-	if (x->policy_id)
+	if (x->policy_id) {
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->private_roots,
+					 x->n_private_roots);
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->unix_sockets,
+					 x->n_unix_sockets);
 		policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
+	}
 	return status;
 }
 
@@ -496,7 +645,7 @@ int cmd_exec(int argc, char **argv)
 	ret = parse_options(argc, argv, &x.opt);
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	if (resolve_roots(&x) || open_sink(&x)) {
+	if (resolve_roots(&x) || resolve_unix_sockets(&x) || open_sink(&x)) {
 		exec_cleanup(&x);
 		return EXIT_USAGE;
 	}
