@@ -244,8 +244,8 @@ test-integration: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS)
 # The guest shares this tree: build here, run the suite there (t_package.sh installs the .deb).
 test-vm: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/selftest
-	tests/vm/run --timeout 1200 -- tests/integration/run
-	tests/vm/run --timeout 600 -- tests/integration/run-asan
+	tests/vm/run --timeout 2400 -- tests/integration/run
+	tests/vm/run --timeout 1200 -- tests/integration/run-asan
 
 # The suite on every installed kernel flavour; make deps-kernels installs Debian's.
 KERNEL_PACKAGES := linux-image-amd64 linux-image-rt-amd64
@@ -259,7 +259,7 @@ test-kernels: all $(TEST_TOOLS) $(DEB)
 
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all
-	tests/vm/run --memory 4096 --timeout 1200 -- tests/stress/run
+	tests/vm/run --memory 4096 --timeout 2400 -- tests/stress/run
 
 # valgrind over the policy checker: the examples that validate on this host, and
 # the invalid fixtures (exit 2, and no leak on the error paths either).
