@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,11 @@ struct execution {
 	bool plane_open;
 	__u32 policy_id; /* claimed in the plane's maps; 0 before */
 	int ring_fd;	 /* the run's own events */
+	struct ring_insert {
+		pthread_t thread;
+		bool started;
+		int ret;
+	} ring_insert;
 	struct exec_cgroup cgroup;
 	bool cgroup_created;
 	struct event_context ctx;
@@ -386,8 +392,46 @@ static __u64 exec_events_lost(void *arg)
 }
 
 /*
- * The run's policy under an id of its own, with its roots and its ring
- * buffer, before its cgroup exists: the cgroup is bound to a complete policy.
+ * Inserting into a map of maps waits for an RCU grace period (the kernel's
+ * maybe_wait_bpf_programs), some 20 ms: the run's ring buffer goes in from a
+ * thread while its cgroup is made and CMD forked, and the gate waits for it.
+ */
+static void *insert_ring(void *arg)
+{
+	struct execution *x = arg;
+
+	x->ring_insert.ret = policy_maps_put_exec_ring(&x->plane.maps, x->policy_id, x->ring_fd);
+	return NULL;
+}
+
+/* The thread blocks every signal: they are the main thread's, read from its signalfd. */
+static int start_ring_insert(struct execution *x)
+{
+	sigset_t all, previous;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &previous);
+	ret = -pthread_create(&x->ring_insert.thread, NULL, insert_ring, x);
+	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	x->ring_insert.started = ret == 0;
+	return ret;
+}
+
+/* 0 once the run's ring buffer is in exec_events: its events reach it. */
+static int finish_ring_insert(struct execution *x)
+{
+	if (x->ring_insert.started) {
+		pthread_join(x->ring_insert.thread, NULL);
+		x->ring_insert.started = false;
+	}
+	return x->ring_insert.ret;
+}
+
+/*
+ * The run's policy under an id of its own, with its roots, before its
+ * cgroup exists: the cgroup is bound to a complete policy. Its ring buffer
+ * is inserted meanwhile (finish_ring_insert).
  */
 static int install_policy(struct execution *x)
 {
@@ -399,9 +443,8 @@ static int install_policy(struct execution *x)
 	if (x->ring_fd < 0)
 		return -errno;
 	ret = policy_maps_claim_exec_id(maps, "exec", (__u32)getpid(), &x->policy_id);
-	if (ret)
-		return ret;
-	ret = policy_maps_put_exec_ring(maps, x->policy_id, x->ring_fd);
+	if (ret == 0)
+		ret = start_ring_insert(x);
 	if (ret == 0)
 		ret = policy_maps_put_roots(maps, x->policy_id, x->roots, x->n_roots);
 	return ret;
@@ -468,6 +511,9 @@ static int start_command(struct execution *x, struct spawned *child)
 
 	for (size_t i = 0; ret == 0 && i < x->n_roots; i++)
 		ret = root_verify_unchanged(&x->roots[i], err, sizeof(err));
+	if (ret == 0 && (ret = finish_ring_insert(x)) != 0)
+		snprintf(err, sizeof(err), "cannot install the run's ring buffer: %s",
+			 strerror(-ret));
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);
 		spawn_abort(child);
@@ -592,6 +638,7 @@ static int tear_down(struct execution *x, int status)
 {
 	char err[PATH_MAX + 128];
 
+	finish_ring_insert(x); /* a run that failed before its gate */
 	if (x->events_open)
 		event_stream_drain(&x->events);
 	if (x->cgroup_created) {
