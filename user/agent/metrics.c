@@ -176,14 +176,6 @@ int metrics_parse_address(const char *spec, struct sockaddr_storage *addr, char 
 	return -EINVAL;
 }
 
-/* plane_links returns how many links are pinned: nothing to do per link. */
-static void ignore_link(const char *prog, int link_fd, void *arg)
-{
-	(void)prog;
-	(void)link_fd;
-	(void)arg;
-}
-
 /* The published snapshot, completed with the kernel's counters and the pinned links. */
 static char *scrape(struct metrics_server *server, size_t *len)
 {
@@ -205,9 +197,7 @@ static char *scrape(struct metrics_server *server, size_t *len)
 			s.policies[i].audited = info.audited;
 		}
 	}
-	s.programs_attached = plane_links(server->bpffs, ignore_link, NULL);
-	if (s.programs_attached < 0)
-		s.programs_attached = 0;
+	s.programs_attached = plane_pinned_links(server->bpffs);
 	text = metrics_render(&s, len);
 	free(s.policies);
 	return text;

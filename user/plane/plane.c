@@ -299,6 +299,11 @@ void plane_close(struct plane *plane)
 	}
 }
 
+int plane_pinned_links(const char *dir)
+{
+	return count_pins(dir, "links");
+}
+
 int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg), void *arg)
 {
 	struct bpf_program *prog;

@@ -53,6 +53,9 @@ void plane_close(struct plane *plane);
 int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg),
 		void *arg);
 
+/* How many links are pinned under dir: a readdir, no BPF object opened (metrics scrapes). */
+int plane_pinned_links(const char *dir);
+
 /* Removes every pin under dir and dir itself, then waits until the kernel runs none of them. */
 int plane_unpin(const char *dir, char *err, size_t errlen);
 
