@@ -115,6 +115,13 @@ __noinline int name_step(struct name_state *state, struct event_scratch *scratch
 		return WALK_DONE;
 	}
 	state->start -= len;
+	/*
+	 * 6.12's verifier links len to len + 1 above and, syncing their
+	 * bounds after the comparison, loses len's upper bound: mask it again
+	 * where the compiler cannot drop the mask as redundant.
+	 */
+	barrier_var(len);
+	len &= NAME_MAX;
 	bpf_probe_read_kernel(&scratch->reversed[state->start & (CGWARD_PATH_MAX - 1)], len, name);
 	state->start -= 1;
 	scratch->reversed[state->start & (CGWARD_PATH_MAX - 1)] = '/';

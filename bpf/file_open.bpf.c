@@ -30,12 +30,21 @@ static __always_inline bool is_harmless_chardev(dev_t rdev)
 	return major >= 136 && major <= 143;
 }
 
-/* Pipes and sockets carry data, they are not file system writes. */
+#define PID_FS_MAGIC 0x50494446
+
+/*
+ * Pipes and sockets carry data, they are not file system writes. Nor is a
+ * pidfd: from 6.9, pidfd_open(2) opens its pidfs file read-write through
+ * this hook, and a pidfd is a handle on a process, whose uses the ptrace
+ * and signal hooks judge.
+ */
 static __always_inline bool is_file_system_write(struct inode *inode)
 {
 	umode_t mode = BPF_CORE_READ(inode, i_mode) & S_IFMT;
 
 	if (mode == S_IFIFO || mode == S_IFSOCK)
+		return false;
+	if (BPF_CORE_READ(inode, i_sb, s_magic) == PID_FS_MAGIC)
 		return false;
 	return !(mode == S_IFCHR && is_harmless_chardev(BPF_CORE_READ(inode, i_rdev)));
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <linux/kexec.h>
+#include <linux/module.h>
 #include <linux/mount.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
@@ -75,14 +76,19 @@ static int bpf_map_create(void)
 	return 0;
 }
 
+/* Debian's modules are compressed from trixie on: the kernel decompresses them (5.17+). */
 static int module_from_file(const char *path)
 {
+	size_t len = strlen(path);
+	bool compressed =
+	    len > 3 && (!strcmp(path + len - 3, ".xz") || !strcmp(path + len - 4, ".zst"));
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int ret;
 
 	if (fd < 0)
 		return SETUP_FAILED;
-	ret = sys_result(syscall(SYS_finit_module, fd, "", 0));
+	ret = sys_result(
+	    syscall(SYS_finit_module, fd, "", compressed ? MODULE_INIT_COMPRESSED_FILE : 0));
 	close(fd);
 	return ret;
 }
