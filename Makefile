@@ -31,6 +31,9 @@ LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+# The same sources for kernels before 5.12, whose verifier refuses pointer
+# arguments to global functions (bpf/walk_args.bpf.h); the loader picks one.
+BPF_SCALAR_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf-scalar/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS  := $(wildcard bpf/*.h)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
 	-Wno-unused-parameter -Wno-missing-declarations
@@ -106,18 +109,28 @@ vmlinux:
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)/bpf
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+$(BUILD)/bpf-scalar/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)/bpf-scalar
+	$(CLANG) $(BPF_CFLAGS) -DCGWARD_SCALAR_WALK_ARGS -c $< -o $@
+
 # One object from every concern's file: the static linker merges the __weak maps.
 $(BUILD)/cgward.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
+$(BUILD)/cgward_scalar.bpf.o: $(BPF_SCALAR_OBJS)
 	$(BPFTOOL) gen object $@ $^
 
 $(BUILD)/cgward.skel.h: $(BUILD)/cgward.bpf.o
 	$(BPFTOOL) gen skeleton $< name cgward_bpf > $@
 
-$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h
+# Only its bytes are used: the programs and maps have the names of cgward.skel.h's.
+$(BUILD)/cgward_scalar.skel.h: $(BUILD)/cgward_scalar.bpf.o
+	$(BPFTOOL) gen skeleton $< name cgward_scalar_bpf > $@
+
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h
+$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
 
@@ -150,7 +163,7 @@ $(BUILD)/libcgward-fuzz.a: $(patsubst user/%.c,$(BUILD)/obj-fuzz/%.o,$(FUZZ_LIB_
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libcgward-fuzz.a | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
 
-$(BUILD) $(BUILD)/bpf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/fuzz:
+$(BUILD) $(BUILD)/bpf $(BUILD)/bpf-scalar $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/fuzz:
 	mkdir -p $@
 
 test-unit: $(UNIT_BINS)

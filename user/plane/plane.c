@@ -41,11 +41,11 @@ static int make_dir(const char *dir, const char *sub)
 	return 0;
 }
 
-/* FNV-1a of the embedded BPF object: programs that differ in any way differ here. */
+/* FNV-1a of the BPF object this kernel gets: programs that differ in any way differ here. */
 static __u64 object_hash(void)
 {
 	size_t size;
-	const unsigned char *bytes = cgward_bpf__elf_bytes(&size);
+	const unsigned char *bytes = loader_object_bytes(&size);
 	__u64 hash = 0xcbf29ce484222325ULL;
 
 	for (size_t i = 0; i < size; i++) {
@@ -294,8 +294,7 @@ void plane_close(struct plane *plane)
 	}
 }
 
-int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg),
-		void *arg)
+int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg), void *arg)
 {
 	struct bpf_program *prog;
 	struct cgward_bpf *skel;
