@@ -2,6 +2,7 @@
 /* cgward doctor: what this host supports, and whether cgward can enforce on it. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/utsname.h>
 
 #include "cgroup.h"
@@ -14,7 +15,8 @@ static const char usage[] =
     "Usage: cgward doctor\n"
     "Check that this kernel can enforce write roots: BPF LSM active, kernel BTF,\n"
     "the BPF ring buffer and helpers the programs call (Linux 5.8+), cgroup2\n"
-    "mounted, and a real load of cgward's BPF programs through the verifier.\n"
+    "mounted, and a real load of cgward's BPF programs through the verifier, with\n"
+    "its time, and the optional hooks this kernel lacks with what stands in for them.\n"
     "\n"
     "Exit status: 0 when enforcement works; 1 when it cannot, with the reason.\n";
 
@@ -40,10 +42,27 @@ static bool check_cgroups(void)
 	return ok;
 }
 
+static void report_skipped_hook(const char *prog, const char *why)
+{
+	char detail[256];
+
+	snprintf(detail, sizeof(detail), "%s not loaded: %s", prog, why);
+	report("hook", true, detail);
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
 static bool check_bpf(void)
 {
 	struct cgward_bpf *skel;
-	char err[8192];
+	struct timespec start;
+	char err[8192], detail[256];
 	bool ok;
 
 	ok = loader_probe(err, sizeof(err)) == 0;
@@ -54,11 +73,21 @@ static bool check_bpf(void)
 	report("features", ok, ok ? "BPF ring buffer and helpers present" : err);
 	if (!ok)
 		return false;
+	report("walks", true,
+	       loader_scalar_walks()
+		   ? "state through a per-CPU map (no pointer arguments to global functions "
+		     "before 5.13)"
+		   : "state by pointer to global functions (5.13+)");
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	ok = loader_load(&skel, err, sizeof(err)) == 0;
-	report("programs", ok, ok ? "cgward's BPF programs pass the verifier" : err);
-	if (ok)
-		loader_close(skel);
-	return ok;
+	snprintf(detail, sizeof(detail), "cgward's BPF programs pass the verifier (load: %.2f s)",
+		 seconds_since(&start));
+	report("programs", ok, ok ? detail : err);
+	if (!ok)
+		return false;
+	loader_skipped_hooks(skel, report_skipped_hook);
+	loader_close(skel);
+	return true;
 }
 
 int cmd_doctor(int argc, char **argv)
