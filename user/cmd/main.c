@@ -36,9 +36,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"exec", cmd_exec},	    {"agent", cmd_agent}, {"status", cmd_status}, {"events", cmd_events},
-    {"policy", cmd_policy}, {"gc", cmd_gc},	  {"doctor", cmd_doctor}, {"load", cmd_load},
-    {"unload", cmd_unload},
+    {"exec", cmd_exec},	    {"agent", cmd_agent},   {"status", cmd_status},
+    {"events", cmd_events}, {"policy", cmd_policy}, {"gc", cmd_gc},
+    {"doctor", cmd_doctor}, {"load", cmd_load},	    {"unload", cmd_unload},
 };
 
 int main(int argc, char **argv)

@@ -25,8 +25,8 @@ static int on_record(void *ctx, void *data, size_t size)
 int event_stream_open(struct event_stream *stream, int ring_fd, event_lost_fn lost, void *lost_arg,
 		      FILE *sink, const struct event_context *ctx)
 {
-	*stream = (struct event_stream){
-	    .lost = lost, .lost_arg = lost_arg, .sink = sink, .ctx = ctx};
+	*stream =
+	    (struct event_stream){.lost = lost, .lost_arg = lost_arg, .sink = sink, .ctx = ctx};
 	json_init(&stream->line);
 	stream->ring = ring_buffer__new(ring_fd, on_record, stream, NULL);
 	if (!stream->ring) {

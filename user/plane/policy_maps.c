@@ -93,12 +93,12 @@ static __u32 stricter_network(__u32 a, __u32 b)
 	bool loopback_a = !(a & CGWARD_POLICY_NO_NETWORK) || (a & CGWARD_POLICY_ALLOW_LOOPBACK);
 	bool loopback_b = !(b & CGWARD_POLICY_NO_NETWORK) || (b & CGWARD_POLICY_ALLOW_LOOPBACK);
 
-	return no_network | (no_network && loopback_a && loopback_b ? CGWARD_POLICY_ALLOW_LOOPBACK
-								     : 0);
+	return no_network |
+	       (no_network && loopback_a && loopback_b ? CGWARD_POLICY_ALLOW_LOOPBACK : 0);
 }
 
-int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
-				 __u32 policy_id, __u32 flags)
+int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
+				 __u32 flags)
 {
 	struct cgward_cgroup_policy inherited,
 	    policy = {.policy_id = policy_id, .flags = flags, .boundary_id = cgroup_id};
@@ -297,8 +297,8 @@ static int bound_ids(const struct policy_maps *maps, __u32 **ids, size_t *n)
 {
 	__u64 *cgroups = NULL;
 	size_t n_cgroups;
-	int ret = collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups,
-			       &n_cgroups);
+	int ret =
+	    collect_keys(maps->cgroup_policy_fd, sizeof(*cgroups), (void **)&cgroups, &n_cgroups);
 
 	*n = 0;
 	*ids = ret ? NULL : calloc(2 * n_cgroups + 1, sizeof(**ids));

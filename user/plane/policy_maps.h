@@ -49,8 +49,8 @@ int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
  * agent rule that the cgroup inherited when it was made stays in force
  * beside it, and the stricter of their flags hold.
  */
-int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
-				 __u32 policy_id, __u32 flags);
+int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
+				 __u32 flags);
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
 
 /*

@@ -14,8 +14,8 @@
  * names them directly under parent (NULL: layout->unified) and under the
  * caller's v1 memory cgroup, printing each path a line to out. Cgroups whose
  * creating process is still alive belong to a running cgward, and those
- * with processes left run on, confined: both are left alone. Returns how many could not be removed, each reported on
- * stderr, or negative errno (also reported there).
+ * with processes left run on, confined: both are left alone. Returns how many could not be removed,
+ * each reported on stderr, or negative errno (also reported there).
  */
 int cgroup_gc(const struct cgroup_layout *layout, const char *parent, bool dry_run, FILE *out);
 
