@@ -7,17 +7,27 @@
  * object built with CGWARD_SCALAR_WALK_ARGS, for those kernels, passes no
  * pointer: the state goes through a per-CPU map. This is the only
  * difference between the two objects.
+ *
+ * Per-CPU state is shared by the tasks of a CPU: before 5.11 a BPF program
+ * runs with preemption disabled (migrate_disable() was preempt_disable()),
+ * but not on PREEMPT_RT, nor in 5.11 and 5.12 with CONFIG_PREEMPT. A walk
+ * whose state another task took over meanwhile fails closed.
  */
 #ifndef CGWARD_WALK_ARGS_BPF_H
 #define CGWARD_WALK_ARGS_BPF_H
 
 #ifdef CGWARD_SCALAR_WALK_ARGS
 
+struct walk_scratch {
+	struct walk_state state; /* first: the walk functions take its address as the value's */
+	__u64 owner;		 /* pid_tgid of the task whose walk this is */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct walk_state);
+	__type(value, struct walk_scratch);
 } walk_scratch SEC(".maps") __weak;
 
 struct {
@@ -35,12 +45,13 @@ struct {
  */
 #define WALK_PARAMS __u32 scratch_key
 #define WALK_ARGS   scratch_key
-#define WALK_STATE(state) struct walk_state *state = bpf_map_lookup_elem(&walk_scratch, &scratch_key)
+#define WALK_STATE(state) \
+	struct walk_state *state = bpf_map_lookup_elem(&walk_scratch, &scratch_key)
 #define NAME_PARAMS __u32 scratch_key
 #define NAME_ARGS   scratch_key
-#define NAME_STATE(state, scratch)                                                                 \
-	struct name_state *state = bpf_map_lookup_elem(&name_scratch, &scratch_key);               \
-	struct event_scratch *scratch __attribute__((unused)) =                                    \
+#define NAME_STATE(state, scratch)                                                   \
+	struct name_state *state = bpf_map_lookup_elem(&name_scratch, &scratch_key); \
+	struct event_scratch *scratch __attribute__((unused)) =                      \
 	    bpf_map_lookup_elem(&event_scratch, &scratch_key)
 
 #else
@@ -63,13 +74,18 @@ static __always_inline void walk_path_on(struct walk_state *state)
 {
 #ifdef CGWARD_SCALAR_WALK_ARGS
 	__u32 zero = 0;
-	struct walk_state *scratch = bpf_map_lookup_elem(&walk_scratch, &zero);
+	__u64 owner = bpf_get_current_pid_tgid();
+	struct walk_scratch *scratch = bpf_map_lookup_elem(&walk_scratch, &zero);
 
 	if (!scratch)
 		return;
-	*scratch = *state;
+	/* The owner first: a task that runs in between leaves its own. */
+	scratch->owner = owner;
+	scratch->state = *state;
 	walk_path(0);
-	*state = *scratch;
+	/* Taken over: the caller's state keeps its undecided result (too deep), a deny. */
+	if (scratch->owner == owner)
+		*state = scratch->state;
 #else
 	walk_path(state);
 #endif
