@@ -58,7 +58,7 @@ FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy \
-	deps-kernels test-kernels test-stress build-bench
+	deps-kernels test-kernels test-vm-kernels test-stress build-bench
 
 all: $(BUILD)/cgward
 
@@ -69,10 +69,10 @@ help:
 	@echo 'make test-deploy       check the install, systemd unit, Containerfile and Kubernetes manifests'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
-	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
+	@echo 'make test              unit tests, sanitizer build, integration suite on 5.10, 6.1 and 6.12'
 	@echo 'make test-integration  the integration suite on this kernel (needs BPF LSM)'
 	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
-	@echo 'make test-kernels      the integration suite on every installed kernel (make deps-kernels)'
+	@echo 'make test-kernels      the integration suite on 5.10, 6.1 and 6.12 (make deps-kernels fetches 5.10, 6.12)'
 	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
@@ -80,9 +80,11 @@ help:
 	@echo 'make vmlinux           regenerate vmlinux/vmlinux.h from this kernel'
 	@echo 'make format            clang-format every C file'
 
+# make test runs the suite on bullseye's and trixie's kernels too: deps fetches them.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	tests/vm/fetch-kernels
 
 deps-build:
 	apt-get update
@@ -212,15 +214,19 @@ test-vm: all $(BUILD)/cgward-asan $(TEST_TOOLS)
 	tests/vm/run --timeout 1200 -- tests/integration/run
 	tests/vm/run --timeout 600 -- tests/integration/run-asan
 
-# The suite on every installed kernel flavour; make deps-kernels installs Debian's.
-KERNEL_PACKAGES := linux-image-amd64 linux-image-rt-amd64
-
+# Bullseye's 5.10 and trixie's 6.12, unpacked into build/kernels/ (not installed),
+# beside the installed 6.1 (linux-image-amd64, in DEB_TEST_PACKAGES).
 deps-kernels:
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(KERNEL_PACKAGES)
+	tests/vm/fetch-kernels
 
 test-kernels: all $(TEST_TOOLS)
 	tests/vm/kernels
+
+# What make test runs in the VM: the suite on every kernel, the ASan subset on the default one.
+test-vm-kernels: all $(BUILD)/cgward-asan $(TEST_TOOLS)
+	tests/vm/selftest
+	tests/vm/kernels
+	tests/vm/run --timeout 600 -- tests/integration/run-asan
 
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all
@@ -238,7 +244,8 @@ test-leaks: all
 		[ $$? -ne 99 ] || { echo "leak or memory error: policy check $$f"; exit 1; }; \
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
-test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-vm
+test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy \
+	test-vm-kernels
 
 demo: all
 	tests/demo
