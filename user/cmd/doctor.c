@@ -16,7 +16,8 @@ static const char usage[] =
     "Check that this kernel can enforce write roots: BPF LSM active, kernel BTF,\n"
     "the BPF ring buffer and helpers the programs call (Linux 5.8+), cgroup2\n"
     "mounted, and a real load of cgward's BPF programs through the verifier, with\n"
-    "its time, and the optional hooks this kernel lacks with what stands in for them.\n"
+    "its time, the optional hooks this kernel lacks with what stands in for them,\n"
+    "and what differs where a hook has an older signature.\n"
     "\n"
     "Exit status: 0 when enforcement works; 1 when it cannot, with the reason.\n";
 
@@ -42,11 +43,11 @@ static bool check_cgroups(void)
 	return ok;
 }
 
-static void report_skipped_hook(const char *prog, const char *why)
+static void report_hook_note(const char *prog, bool loaded, const char *note)
 {
 	char detail[256];
 
-	snprintf(detail, sizeof(detail), "%s not loaded: %s", prog, why);
+	snprintf(detail, sizeof(detail), "%s%s: %s", prog, loaded ? "" : " not loaded", note);
 	report("hook", true, detail);
 }
 
@@ -85,7 +86,7 @@ static bool check_bpf(void)
 	report("programs", ok, ok ? detail : err);
 	if (!ok)
 		return false;
-	loader_skipped_hooks(skel, report_skipped_hook);
+	loader_hook_notes(skel, report_hook_note);
 	loader_close(skel);
 	return true;
 }

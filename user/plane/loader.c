@@ -286,15 +286,37 @@ static void select_hook_variants(struct cgward_bpf *skel)
 	btf__free(vmlinux);
 }
 
-void loader_skipped_hooks(struct cgward_bpf *skel, void (*visit)(const char *prog, const char *why))
+/* Hooks whose older signature the same program fits, and what differs there. */
+static const struct {
+	const char *hook;
+	int arity;
+	const char *prog;
+	const char *note;
+} older_signatures[] = {
+    {"bpf_lsm_path_rename", 4, "path_rename",
+     "no flags argument before 5.19: RENAME_EXCHANGE calls the hook once per direction, and "
+     "both ends are judged either way"},
+};
+
+void loader_hook_notes(struct cgward_bpf *skel,
+		       void (*visit)(const char *prog, bool loaded, const char *note))
 {
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+
 	for (size_t i = 0; i < sizeof(hook_variants) / sizeof(hook_variants[0]); i++) {
 		struct bpf_program *prog =
 		    bpf_object__find_program_by_name(skel->obj, hook_variants[i].prog);
 
 		if (hook_variants[i].note && !bpf_program__autoload(prog))
-			visit(hook_variants[i].prog, hook_variants[i].note);
+			visit(hook_variants[i].prog, false, hook_variants[i].note);
 	}
+	for (size_t i = 0; vmlinux && i < sizeof(older_signatures) / sizeof(older_signatures[0]);
+	     i++) {
+		if (kernel_function_arity(vmlinux, older_signatures[i].hook) ==
+		    older_signatures[i].arity)
+			visit(older_signatures[i].prog, true, older_signatures[i].note);
+	}
+	btf__free(vmlinux);
 }
 
 /*

@@ -30,9 +30,13 @@ const void *loader_object_bytes(size_t *size);
 /* Opens the object (nothing loaded yet) with the hook variants this kernel needs. */
 int loader_open(struct cgward_bpf **skel, char *err, size_t errlen);
 
-/* Calls visit for each optional hook this kernel lacks, with what stands in for it. */
-void loader_skipped_hooks(struct cgward_bpf *skel,
-			  void (*visit)(const char *prog, const char *why));
+/*
+ * Calls visit for each optional hook this kernel lacks (loaded false), with
+ * what stands in for it, and for each hook with an older signature here
+ * (loaded true), with what differs.
+ */
+void loader_hook_notes(struct cgward_bpf *skel,
+		       void (*visit)(const char *prog, bool loaded, const char *note));
 
 /* Explains a failed cgward_bpf__load() in err: a missing feature, or the verifier's words. */
 void loader_describe_error(int ret, char *err, size_t errlen);
