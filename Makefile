@@ -9,25 +9,33 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	libjansson-dev pkg-config make gcc
+	libjansson-dev libevent-dev pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
+# prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
+# dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
-	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd
+	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
+	prometheus curl mandoc dpkg-dev lintian git sqlite3 python3
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
 PREFIX     ?= /usr/local
 BINDIR     := $(PREFIX)/bin
 DOCDIR     := $(PREFIX)/share/doc/cgward
+MANDIR     := $(PREFIX)/share/man
+MAN_PAGES  := $(sort $(wildcard man/*.[58]))
 CGWARD_BIN ?= $(BUILD)/cgward
+# The one place the version is set: cgward --version, the metrics' build info, make deb.
+VERSION    := 0.1.0
 
 WARNINGS  := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 # user/ has a folder per concern; headers are included by name from any of them.
 USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
-CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $(USER_INCS)
-LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson
+CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
+	-Ibpf $(USER_INCS)
+LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -levent_extra -levent_core -lpthread
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -57,7 +65,8 @@ FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sani
 FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS) $(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
-	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy \
+	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
+	test-deb \
 	deps-kernels test-kernels test-vm-kernels test-stress build-bench
 
 all: $(BUILD)/cgward
@@ -65,8 +74,11 @@ all: $(BUILD)/cgward
 help:
 	@echo 'make deps              install the Debian packages cgward needs (apt-get)'
 	@echo 'make deps-build        install only the packages needed to build cgward'
-	@echo 'make install           install cgward, its systemd unit and default policy (DESTDIR, PREFIX)'
+	@echo 'make install           install cgward, its systemd unit, default policy and man pages (DESTDIR, PREFIX)'
 	@echo 'make test-deploy       check the install, systemd unit, Containerfile and Kubernetes manifests'
+	@echo 'make test-man          lint the man pages (mandoc), check them against --help and the schema'
+	@echo 'make deb               build/cgward_VERSION_ARCH.deb (dpkg-deb; Depends from dpkg-shlibdeps)'
+	@echo 'make test-deb          lintian and content checks of the .deb (the VM suite installs it)'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on 5.10, 6.1 and 6.12'
@@ -80,10 +92,14 @@ help:
 	@echo 'make vmlinux           regenerate vmlinux/vmlinux.h from this kernel'
 	@echo 'make format            clang-format every C file'
 
-# make test runs the suite on bullseye's and trixie's kernels too: deps fetches them.
+# prometheus's postinst enables and starts a server on :9090 under systemd: the
+# tests need no host server, so a running one is stopped and disabled (without
+# systemd as init, is-active fails and nothing runs). make test runs the suite on
+# bullseye's and trixie's kernels too: deps fetches them.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	if systemctl is-active -q prometheus 2>/dev/null; then systemctl disable --now prometheus; fi
 	tests/vm/fetch-kernels
 
 deps-build:
@@ -101,9 +117,30 @@ install: $(CGWARD_BIN)
 	test -e $(DESTDIR)/etc/cgward/policy.yaml || \
 		install -D -m 0644 deploy/policy.yaml $(DESTDIR)/etc/cgward/policy.yaml
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	@set -e; for page in $(MAN_PAGES); do \
+		dir=$(DESTDIR)$(MANDIR)/man$${page##*.}; install -d -m 0755 $$dir; \
+		gzip -9nc $$page > $$dir/$$(basename $$page).gz; chmod 0644 $$dir/$$(basename $$page).gz; \
+	done
 
 test-deploy:
 	tests/deploy/run
+
+# The Debian package, from a make install DESTDIR=... PREFIX=/usr tree.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB      := $(BUILD)/cgward_$(VERSION)_$(DEB_ARCH).deb
+
+deb: $(DEB)
+
+$(DEB): $(BUILD)/cgward $(MAN_PAGES) README.md deploy/policy.yaml deploy/systemd/cgward.service.in \
+		$(wildcard deploy/debian/*)
+	deploy/debian/build-deb $(VERSION) $@
+
+test-deb: $(DEB)
+	tests/deb/check $(VERSION) $(DEB)
+
+# mandoc -Tlint, and each page against its command's --help and policy/schema.md.
+test-man: $(BUILD)/cgward
+	tests/man/run
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
@@ -128,11 +165,18 @@ $(BUILD)/cgward.skel.h: $(BUILD)/cgward.bpf.o
 $(BUILD)/cgward_scalar.skel.h: $(BUILD)/cgward_scalar.bpf.o
 	$(BPFTOOL) gen skeleton $< name cgward_scalar_bpf > $@
 
-$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h
+# The objects' identity, which a pinned plane must match to be adopted: computed
+# here once, not by every cgward exec.
+$(BUILD)/cgward_object.h: $(BUILD)/cgward.bpf.o $(BUILD)/cgward_scalar.bpf.o
+	echo "#define CGWARD_OBJECT_HASH 0x$$(cat $^ | sha256sum | cut -c1-16)ULL" > $@
+
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h \
+	$(BUILD)/cgward_object.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h
+$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h \
+	$(BUILD)/cgward_object.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
 
@@ -143,7 +187,13 @@ $(BUILD)/libcgward.a: $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_LIB_SRCS))
 $(BUILD)/libcgward-asan.a: $(patsubst user/%.c,$(BUILD)/obj-asan/%.o,$(USER_LIB_SRCS))
 	rm -f $@ && ar rcs $@ $^
 
+# Static: cgward exec starts hundreds of times a minute, and resolving six shared
+# libraries took as long as the rest of its start-up (measured under emulation).
 $(BUILD)/cgward: $(BUILD)/obj/cmd/main.o $(BUILD)/libcgward.a
+	$(CC) $(CFLAGS) -static $^ -o $@ $(LDLIBS)
+
+# The same program linked dynamically, for valgrind: it cannot replace malloc in a static binary.
+$(BUILD)/cgward-dynamic: $(BUILD)/obj/cmd/main.o $(BUILD)/libcgward.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 $(BUILD)/cgward-asan: $(BUILD)/obj-asan/cmd/main.o $(BUILD)/libcgward-asan.a
@@ -204,22 +254,22 @@ $(BUILD)/fsop: tests/integration/fsop.c | $(BUILD)
 $(BUILD)/hatchop: tests/integration/hatchop.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
-test-integration: all $(BUILD)/cgward-asan $(TEST_TOOLS)
+test-integration: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS)
 	tests/integration/run
 	tests/integration/run-asan
 
-# The guest shares this tree: build here, run the suite there.
-test-vm: all $(BUILD)/cgward-asan $(TEST_TOOLS)
+# The guest shares this tree: build here, run the suite there (t_package.sh installs the .deb).
+test-vm: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/selftest
-	tests/vm/run --timeout 1200 -- tests/integration/run
-	tests/vm/run --timeout 600 -- tests/integration/run-asan
+	tests/vm/run --timeout 2400 -- tests/integration/run
+	tests/vm/run --timeout 1200 -- tests/integration/run-asan
 
 # Bullseye's 5.10 and trixie's 6.12, unpacked into build/kernels/ (not installed),
 # beside the installed 6.1 (linux-image-amd64, in DEB_TEST_PACKAGES).
 deps-kernels:
 	tests/vm/fetch-kernels
 
-test-kernels: all $(TEST_TOOLS)
+test-kernels: all $(TEST_TOOLS) $(DEB)
 	tests/vm/kernels
 
 # What make test runs in the VM: the suite on every kernel, the ASan subset on the default one.
@@ -230,22 +280,22 @@ test-vm-kernels: all $(BUILD)/cgward-asan $(TEST_TOOLS)
 
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all
-	tests/vm/run --memory 4096 --timeout 1200 -- tests/stress/run
+	tests/vm/run --memory 4096 --timeout 2400 -- tests/stress/run
 
 # valgrind over the policy checker: the examples that validate on this host, and
 # the invalid fixtures (exit 2, and no leak on the error paths either).
-test-leaks: all
+test-leaks: $(BUILD)/cgward-dynamic
 	@set -e; for f in policy/examples/*.yaml deploy/policy.yaml; do \
-		if $(BUILD)/cgward policy check --quiet $$f 2>/dev/null; then \
-			tests/leakcheck $(BUILD)/cgward policy check $$f; fi; \
+		if $(BUILD)/cgward-dynamic policy check --quiet $$f 2>/dev/null; then \
+			tests/leakcheck $(BUILD)/cgward-dynamic policy check $$f; fi; \
 	done
 	@for f in tests/unit/policy/*.yaml; do \
-		tests/leakcheck $(BUILD)/cgward policy check --quiet $$f 2>/dev/null; \
+		tests/leakcheck $(BUILD)/cgward-dynamic policy check --quiet $$f 2>/dev/null; \
 		[ $$? -ne 99 ] || { echo "leak or memory error: policy check $$f"; exit 1; }; \
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
-test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy \
-	test-vm-kernels
+test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
+	test-deb test-vm-kernels
 
 demo: all
 	tests/demo

@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it.
  */
-#define CGWARD_ABI_VERSION 2
+#define CGWARD_ABI_VERSION 3
 
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16
@@ -48,7 +48,7 @@ enum cgward_op {
 	CGWARD_OP_CONNECT,
 	CGWARD_OP_BIND,
 	CGWARD_OP_SENDMSG,
-	/* A unix socket's file outside the roots, under CGWARD_POLICY_NO_UNIX_OUTSIDE. */
+	/* Under CGWARD_POLICY_NO_UNIX_OUTSIDE: a unix socket outside the roots or the boundary. */
 	CGWARD_OP_UNIX_CONNECT,
 	CGWARD_OP_MAX,
 };
@@ -106,7 +106,9 @@ struct cgward_cgroup_policy {
 #define CGWARD_POLICY_NO_NETWORK (1U << 2)
 /* ...except to loopback addresses (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104). */
 #define CGWARD_POLICY_ALLOW_LOOPBACK (1U << 3)
-/* Connecting or sending to a unix socket whose file is outside the roots, or abstract, is denied.
+/*
+ * Connecting or sending to a unix socket whose file is outside the roots, or
+ * to an abstract socket created outside the boundary, is denied.
  */
 #define CGWARD_POLICY_NO_UNIX_OUTSIDE (1U << 4)
 
@@ -123,6 +125,12 @@ struct cgward_root_key {
 enum cgward_access {
 	CGWARD_ACCESS_READ_ONLY = 1,
 	CGWARD_ACCESS_WRITE,
+	/*
+	 * Not a directory: a unix socket's inode that may be connected and sent
+	 * to although it is outside the roots (cgward exec --allow-unix). It
+	 * counts only for CGWARD_OP_UNIX_CONNECT; other writes to it are denied.
+	 */
+	CGWARD_ACCESS_UNIX_PEER,
 };
 
 struct cgward_root_value {
@@ -158,7 +166,7 @@ struct cgward_policy_info {
 struct cgward_plane_info {
 	__u32 abi_version; /* CGWARD_ABI_VERSION */
 	__u32 n_links;
-	__u64 object_hash; /* FNV-1a of the BPF object */
+	__u64 object_hash; /* of the BPF object: CGWARD_OBJECT_HASH, made by the build */
 };
 
 /*

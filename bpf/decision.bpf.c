@@ -58,6 +58,17 @@ __noinline int walk_step(WALK_PARAMS)
 		key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		key.ino = BPF_CORE_READ(inode, i_ino);
 		root = bpf_map_lookup_elem(&write_roots, &key);
+		/*
+		 * An --allow-unix socket may be connected to, nothing more. Any
+		 * other write to that inode is denied here, before the walk
+		 * could cross a bind mount of it (--private-tmp binds sockets
+		 * back into the private /tmp, a root) and allow a chmod.
+		 */
+		if (root && root->access == CGWARD_ACCESS_UNIX_PEER) {
+			state->result.reason =
+			    state->flags & TARGET_UNIX_PEER ? 0 : CGWARD_REASON_OUTSIDE_ROOTS;
+			return WALK_DONE;
+		}
 		if (root && root->access == CGWARD_ACCESS_READ_ONLY) {
 			state->result.reason = CGWARD_REASON_READ_ONLY;
 			state->result.root_dev = key.dev;

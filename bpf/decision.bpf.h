@@ -12,6 +12,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "maps.bpf.h"
+#include "overlay.bpf.h"
 
 #define EPERM 1
 
@@ -31,6 +32,8 @@
  * its removal allowed; its parent directory decides that.
  */
 #define TARGET_DEPARTS (1U << 0)
+/* The target is a unix socket being connected to: a CGWARD_ACCESS_UNIX_PEER entry allows it. */
+#define TARGET_UNIX_PEER (1U << 1)
 
 /* A write target: the dentry being written, created (negative) or removed, and its mount. */
 struct write_target {
@@ -321,10 +324,14 @@ static __always_inline int decide(const struct write_request *request)
 	if (!policy)
 		return 0;
 	result.policy_id = policy->policy_id;
-	if (on_protected_fs(&request->path) || on_protected_fs(&request->target))
+	if (on_protected_fs(&request->path) || on_protected_fs(&request->target)) {
 		result.reason = CGWARD_REASON_PROTECTED_FS;
-	else
+	} else if (overlay_own_work(request->path.dentry, request->target.dentry)) {
+		return 0;
+	} else {
+		overlay_note_operation(request->path.dentry, request->target.dentry);
 		walk_request(policy->policy_id, request, &result);
+	}
 	if (!result.reason && policy->mandatory_id) {
 		result.policy_id = policy->mandatory_id;
 		walk_request(policy->mandatory_id, request, &result);

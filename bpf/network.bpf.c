@@ -106,9 +106,56 @@ int BPF_PROG(socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, 
 }
 
 /*
- * A unix socket's file outside the roots (CGWARD_POLICY_NO_UNIX_OUTSIDE):
- * a daemon listening there may write on the caller's behalf. Abstract
- * sockets have no file and are not checked.
+ * An abstract socket has no file, so no place among the roots. As Landlock
+ * scopes them (ABI 6), it is reachable when it belongs to the caller's own
+ * boundary: the cgroup that created it (sk_cgrp_data, recorded at socket
+ * creation) is bound to the same boundary.
+ */
+static __always_inline bool in_same_boundary(struct sock *other,
+					     const struct cgward_cgroup_policy *policy)
+{
+	struct cgward_cgroup_policy *owner;
+	__u64 owner_cgroup;
+
+	if (!bpf_core_field_exists(other->sk_cgrp_data.cgroup))
+		return false; /* before 5.15 the field is a tagged word: treat as outside */
+	owner_cgroup = BPF_CORE_READ(other, sk_cgrp_data.cgroup, kn, id);
+	owner = bpf_map_lookup_elem(&cgroup_policy, &owner_cgroup);
+	return owner && owner->boundary_id == policy->boundary_id;
+}
+
+/* Denies connecting to an abstract socket outside the boundary; the event's path is @NAME. */
+static __always_inline int decide_abstract_peer(struct unix_sock *peer,
+						const struct cgward_cgroup_policy *policy,
+						__u64 cgroup_id)
+{
+	struct unix_address *addr = BPF_CORE_READ(peer, addr);
+	struct event_scratch *scratch;
+	__u32 name_len;
+
+	if (!addr)
+		return 0; /* unnamed (socketpair): connected before, like an inherited descriptor */
+	if (in_same_boundary(&peer->sk, policy))
+		return 0;
+	scratch =
+	    report_begin(policy, cgroup_id, CGWARD_OP_UNIX_CONNECT, CGWARD_REASON_OUTSIDE_BOUNDARY);
+	if (scratch) {
+		/* len counts sun_family and the leading NUL of the name. */
+		name_len = (BPF_CORE_READ(addr, len) - 3) & 127;
+		scratch->event.path[0] = '@';
+		bpf_probe_read_kernel(&scratch->event.path[1], name_len,
+				      (void *)addr->name[0].sun_path + 1);
+		scratch->event.path_len = name_len + 1;
+		report_send(scratch, policy);
+	}
+	return denied(policy);
+}
+
+/*
+ * A unix socket outside the roots (CGWARD_POLICY_NO_UNIX_OUTSIDE): a daemon
+ * listening there may write on the caller's behalf. A socket file is judged
+ * by its place (an --allow-unix entry for its inode allows it); an abstract
+ * socket by its owner's boundary.
  */
 static __always_inline int decide_unix_peer(struct sock *other)
 {
@@ -121,8 +168,9 @@ static __always_inline int decide_unix_peer(struct sock *other)
 		return 0;
 	request.path.dentry = BPF_CORE_READ(peer, path.dentry);
 	request.path.mnt = BPF_CORE_READ(peer, path.mnt);
+	request.path.flags = TARGET_UNIX_PEER;
 	if (!request.path.dentry)
-		return 0;
+		return decide_abstract_peer(peer, policy, cgroup_id);
 	return decide(&request);
 }
 

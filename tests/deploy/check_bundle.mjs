@@ -43,7 +43,14 @@ check(daemonSet.spec.updateStrategy?.type === "RollingUpdate", "DaemonSet: Rolli
 check(same(daemonSet.spec.selector.matchLabels, daemonSet.spec.template.metadata.labels),
   "DaemonSet: selector matches the template's labels");
 check(same(agent.readinessProbe?.exec?.command, ["/usr/bin/cgward", "status"]), "readinessProbe: cgward status");
-check(same(agent.args, ["--policy", "/etc/cgward/policy.yaml"]), "agent args");
+check(same(agent.args, ["--policy", "/etc/cgward/policy.yaml", "--metrics", "0.0.0.0:9464"]), "agent args");
+// Prometheus finds the agent by the pod's annotations, on the port it listens on.
+const annotations = daemonSet.spec.template.metadata.annotations ?? {};
+check(annotations["prometheus.io/scrape"] === "true", "pod annotation prometheus.io/scrape");
+check(annotations["prometheus.io/port"] === "9464", "pod annotation prometheus.io/port: 9464");
+check(annotations["prometheus.io/path"] === "/metrics", "pod annotation prometheus.io/path");
+check(same(agent.ports, [{ name: "metrics", containerPort: 9464, protocol: "TCP" }]),
+  "agent: containerPort 9464 named metrics");
 for (const r of ["requests", "limits"])
   check(agent.resources?.[r]?.cpu && agent.resources?.[r]?.memory, `resources.${r}: cpu and memory`);
 

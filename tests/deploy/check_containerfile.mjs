@@ -34,8 +34,8 @@ check(runtime?.from === "debian:bookworm-slim", `runtime stage FROM: ${runtime?.
 const installs = (runtime?.lines ?? []).filter((l) => l.includes("apt-get install"));
 const packages = installs.flatMap((l) => l.split(/apt-get install/)[1].split("&&")[0].trim().split(/\s+/))
   .filter((w) => !w.startsWith("-") && w !== "\\");
-check(JSON.stringify(packages.sort()) === JSON.stringify(["libbpf1", "libelf1", "libjansson4", "libyaml-0-2", "zlib1g"]),
-  `runtime packages are exactly the runtime libraries: ${packages}`);
+// cgward is a static binary: nothing to install beside it.
+check(packages.length === 0, `runtime stage installs no package: ${packages}`);
 check(installs.every((l) => l.includes("--no-install-recommends") && l.includes("rm -rf /var/lib/apt/lists")),
   "runtime apt-get install: --no-install-recommends, lists removed");
 check(runtime?.lines.includes("COPY --from=build /out/usr/bin/cgward /usr/bin/cgward"), "runtime copies the binary");

@@ -203,7 +203,8 @@ static int inet_op(const char *op, const char *addr, const char *port)
 /*
  * unix-serve PATH [dgram]: a stream socket listening at PATH (or a datagram
  * socket bound there) until killed, "ok" once it is. unix-connect and
- * unix-sendto PATH: a stream connect to it, a datagram sent to it.
+ * unix-sendto PATH: a stream connect to it, a datagram sent to it. A PATH
+ * of @NAME is the abstract NAME.
  */
 static int unix_op(const char *op, const char *path, const char *kind)
 {
@@ -212,20 +213,27 @@ static int unix_op(const char *op, const char *path, const char *kind)
 	int type = dgram ? SOCK_DGRAM : SOCK_STREAM;
 	int fd = socket(AF_UNIX, type, 0), ret;
 
+	socklen_t len = sizeof(un);
+
 	if (fd < 0 || strlen(path) >= sizeof(un.sun_path))
 		return SETUP_FAILED;
 	strcpy(un.sun_path, path);
+	if (path[0] == '@') {
+		/* An abstract name: a leading NUL, and the length says where it ends. */
+		un.sun_path[0] = '\0';
+		len = offsetof(struct sockaddr_un, sun_path) + strlen(path);
+	}
 	if (!strcmp(op, "unix-serve")) {
-		if (bind(fd, (struct sockaddr *)&un, sizeof(un)) || (!dgram && listen(fd, 8)))
+		if (bind(fd, (struct sockaddr *)&un, len) || (!dgram && listen(fd, 8)))
 			return SETUP_FAILED;
 		puts("ok");
 		fflush(stdout);
 		pause();
 	}
 	if (!strcmp(op, "unix-connect"))
-		ret = connect(fd, (struct sockaddr *)&un, sizeof(un));
+		ret = connect(fd, (struct sockaddr *)&un, len);
 	else
-		ret = sendto(fd, "x", 1, 0, (struct sockaddr *)&un, sizeof(un)) < 0 ? -1 : 0;
+		ret = sendto(fd, "x", 1, 0, (struct sockaddr *)&un, len) < 0 ? -1 : 0;
 	close(fd);
 	return ret;
 }

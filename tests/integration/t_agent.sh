@@ -16,12 +16,13 @@ agent_policy() {
 	printf '    write_roots: [%s]\n    mandatory: %s\n' "$root" "$mandatory"
 }
 
-# agent_start: an agent in the background, ready; a restarted one too (its
-# own "ready:" line, not the one its predecessor left in the log).
+# agent_start [OPTION...]: an agent in the background, ready; a restarted one
+# too (its own "ready:" line, not the one its predecessor left in the log).
 agent_start() {
 	local readies
 	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
-	"$CGWARD" agent --policy "$T/policy.yaml" --events "$EV" >"$T/agent.out" 2>>"$T/agent.log" &
+	"$CGWARD" agent --policy "$T/policy.yaml" --events "$EV" "$@" >"$T/agent.out" \
+		2>>"$T/agent.log" &
 	AGENT_PID=$!
 	trap agent_stop EXIT
 	agent_wait_log "ready:" $((readies + 1))

@@ -63,11 +63,70 @@ test_no_unix_outside_denies_sockets_outside_the_roots() {
 		and .reason == \"outside_roots\""
 	expect_events 1 ".op == \"unix_connect\" and .path == \"$O/dgram\""
 	expect_events 2 true
-	# The controls: a boundary without the flag, and outside.
-	expect "$(lines ok ok)" cgx --root "$W" -- sh -c "
+	# The controls: a boundary with --allow-unix-all, and outside.
+	expect "$(lines ok ok)" cgx --root "$W" --allow-unix-all -- sh -c "
 		$HATCHOP unix-connect $O/stream; $HATCHOP unix-sendto $O/dgram"
 	expect ok "$HATCHOP" unix-connect "$O/stream"
 	kill "${servers[@]}"
+}
+
+# The default of cgward exec (issue 18): unix sockets outside the roots are
+# denied unless --allow-unix names them; that makes nothing writable.
+test_unix_sockets_outside_are_denied_by_default_unless_allowed() {
+	local servers=()
+	: >"$T/serve.out"
+	"$HATCHOP" unix-serve "$O/agent.sock" >>"$T/serve.out" &
+	servers+=($!)
+	"$HATCHOP" unix-serve "$O/other" >>"$T/serve.out" &
+	servers+=($!)
+	"$HATCHOP" unix-serve "$O/dgram" dgram >>"$T/serve.out" &
+	servers+=($!)
+	wait_line "$T/serve.out" ok 3
+	ln -s "$O/agent.sock" "$T/agent-link"
+	expect "$(lines EPERM EPERM)" cgx --root "$W" -- sh -c "
+		$HATCHOP unix-connect $O/agent.sock; $HATCHOP unix-sendto $O/dgram"
+	expect_events 1 ".op == \"unix_connect\" and .path == \"$O/agent.sock\" and .reason == \"outside_roots\""
+	: >"$EV"
+	# Through a symbolic link, as \$SSH_AUTH_SOCK may be; with --private-tmp
+	# (O lies beneath /tmp) the socket is bound back at its path.
+	expect "$(lines ok ok EPERM EPERM EPERM)" \
+		cgx --root "$W" --allow-unix "$T/agent-link" -- sh -c "
+		$HATCHOP unix-connect $O/agent.sock; $HATCHOP unix-connect $T/agent-link
+		$HATCHOP unix-connect $O/other; $FSOP chmod $O/agent.sock
+		$FSOP unlink $O/agent.sock"
+	expect_events 1 ".op == \"unix_connect\" and .path == \"$O/other\""
+	expect_events 1 ".op == \"setattr\" and .path == \"$O/agent.sock\""
+	expect_events 1 ".op == \"unlink\" and .path == \"$O/agent.sock\""
+	# With --private-tmp (T lies beneath /tmp) the socket is bound back at the
+	# path given; a chmod through that bind mount is denied as well.
+	expect "$(lines ok EPERM ENOENT)" \
+		cgx --root "$W" --allow-unix "$T/agent-link" --private-tmp -- sh -c "
+		$HATCHOP unix-connect $T/agent-link; $FSOP chmod $T/agent-link
+		$HATCHOP unix-connect $O/other"
+	expect_events 2 ".op == \"setattr\" and .reason == \"outside_roots\""
+	[ "$(stat -c %a "$O/agent.sock")" != 600 ] || fail "the socket was chmodded"
+	[ -S "$O/agent.sock" ] || fail "the socket is gone"
+	expect_status 2 cgx --root "$W" --allow-unix "$T/serve.out" -- true
+	expect_status 2 cgx --root "$W" --allow-unix-all --allow-unix "$O/other" -- true
+	kill "${servers[@]}"
+}
+
+# Abstract sockets: those created inside the boundary are reachable, others
+# are not (as Landlock scopes them), unless --allow-unix-all.
+test_abstract_unix_sockets_outside_the_boundary_are_denied() {
+	local server name=cgward-test-$$
+	"$HATCHOP" unix-serve "@$name" >"$T/serve.out" &
+	server=$!
+	wait_line "$T/serve.out" ok
+	expect "$(lines EPERM ok)" cgx --root "$W" -- sh -c "
+		$HATCHOP unix-connect @$name
+		$HATCHOP unix-serve @$name-in > $W/in.out &
+		for i in \$(seq 200); do grep -q ok $W/in.out && break; sleep 0.05; done
+		$HATCHOP unix-connect @$name-in; kill \$!"
+	expect_events 1 ".op == \"unix_connect\" and .path == \"@$name\" and .reason == \"outside_boundary\""
+	expect_events 1 true
+	expect ok cgx --root "$W" --allow-unix-all -- "$HATCHOP" unix-connect "@$name"
+	kill "$server"
 }
 
 # The policy file's keys: network and unix_outside, applied by the agent.

@@ -43,7 +43,7 @@ static const struct error_fixture error_fixtures[] = {
      {{5, 7, "unknown key 'namespaces' in 'selector' (expected cgroups, pod_uids, container_ids)"},
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
-       "read_only, mode, mandatory, network, unix_outside)"},
+       "read_only, mode, mandatory, network, unix_outside, private_tmp)"},
       {8, 1, "unknown key 'version' in the file (expected policies)"}}},
     {"wrong_types.yaml",
      {{2, 11, "'name' must be a string, not a list"},
@@ -57,6 +57,10 @@ static const struct error_fixture error_fixtures[] = {
       {16, 11, "'mode' must be a string, not a mapping"},
       {20, 15, "'mandatory' must be true or false, not null"}}},
     {"unknown_mode.yaml", {{5, 11, "unknown mode 'permissive' (expected enforce or audit)"}}},
+    {"private_tmp.yaml",
+     {{5, 18,
+       "'private_tmp' cannot apply to a policy: the agent binds cgroups whose processes "
+       "already run; use cgward exec --private-tmp"}}},
     {"unknown_network.yaml",
      {{5, 14, "unknown network 'none' (expected allow, deny or loopback)"},
       {6, 19, "unknown unix_outside 'yes' (expected allow or deny)"}}},

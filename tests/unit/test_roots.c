@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -285,6 +287,56 @@ static void test_kernel_dev_encoding(void **state)
 	assert_int_equal(root_kernel_dev(makedev(0xfff, 0)), 0xfff00000U);
 }
 
+/* A unix socket bound at path, closed (its file stays). */
+static void make_socket_file(const char *path)
+{
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&un, sizeof(un)), 0);
+	close(fd);
+}
+
+static void test_unix_socket_identity_through_symlink(void **state)
+{
+	struct tree *t = *state;
+	struct root_spec sock;
+	struct stat st;
+
+	make_socket_file(tree_path(t, "dir/agent.sock"));
+	assert_int_equal(symlink("dir/agent.sock", tree_path(t, "sock-link")), 0);
+	assert_int_equal(stat(tree_path(t, "dir/agent.sock"), &st), 0);
+	assert_int_equal(
+	    root_resolve_unix_socket(tree_path(t, "sock-link"), &sock, t->err, sizeof(t->err)), 0);
+	assert_string_equal(sock.path, tree_path(t, "sock-link"));
+	assert_int_equal(sock.access, CGWARD_ACCESS_UNIX_PEER);
+	assert_int_equal(sock.dev, (major(st.st_dev) << 20) | minor(st.st_dev));
+	assert_int_equal(sock.ino, st.st_ino);
+	assert_int_equal(sock.fd, -1);
+}
+
+static void test_unix_socket_rejects_files_relative_and_missing(void **state)
+{
+	struct tree *t = *state;
+	struct root_spec sock;
+	char expected[sizeof(t->err)];
+
+	assert_int_equal(
+	    root_resolve_unix_socket(tree_path(t, "file"), &sock, t->err, sizeof(t->err)),
+	    -ENOTSOCK);
+	snprintf(expected, sizeof(expected), "--allow-unix '%s': not a unix socket",
+		 tree_path(t, "file"));
+	assert_string_equal(t->err, expected);
+	assert_int_equal(root_resolve_unix_socket("agent.sock", &sock, t->err, sizeof(t->err)),
+			 -EINVAL);
+	assert_string_equal(t->err, "--allow-unix 'agent.sock': not an absolute path");
+	assert_int_equal(
+	    root_resolve_unix_socket(tree_path(t, "missing"), &sock, t->err, sizeof(t->err)),
+	    -ENOENT);
+}
+
 #define TREE_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_tree, teardown_tree)
 
 int main(void)
@@ -304,6 +356,8 @@ int main(void)
 	    TREE_TEST(test_duplicates),
 	    TREE_TEST(test_verify_detects_rename_swap),
 	    TREE_TEST(test_verify_detects_symlink_swap),
+	    TREE_TEST(test_unix_socket_identity_through_symlink),
+	    TREE_TEST(test_unix_socket_rejects_files_relative_and_missing),
 	    cmocka_unit_test(test_kernel_dev_encoding),
 	};
 

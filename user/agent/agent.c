@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cgward agent: pins the programs (or re-adopts those a previous agent
- * pinned), applies the policy file to every cgroup and to each new one,
- * reloads it live, and streams deny events. Enforcement outlives the agent;
- * only `cgward agent --unload` ends it.
+ * cgward agent: adopts the enforcement plane (or loads and pins it),
+ * applies the policy file to every cgroup and to each new one, reloads it
+ * live, and streams every deny event of the host. Enforcement outlives the
+ * agent; only `cgward unload` ends it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +28,7 @@
 #include "exit_codes.h"
 #include "gc.h"
 #include "json.h"
+#include "metrics.h"
 #include "plane.h"
 #include "plane_cmd.h"
 #include "policy.h"
@@ -39,6 +40,7 @@ struct agent_options {
 	const char *events_path;
 	const char *socket_path;
 	const char *bpffs;
+	const char *metrics_address; /* --metrics ADDR:PORT, or NULL: not served */
 	bool unload;
 	bool force;
 };
@@ -64,15 +66,20 @@ struct agent {
 	int signal_fd;
 	int epoll_fd;
 	struct json_buf line;
+	struct cgroup_layout layout;
+	struct metrics_server *metrics; /* NULL without --metrics */
+	__u64 reloads[METRICS_RELOAD_RESULTS];
 };
 
 static const char usage[] =
     "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
+    "                    [--metrics [ADDR:]PORT]\n"
     "       cgward agent --unload [--force] [--bpffs DIR]\n"
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
     "The programs and maps are pinned under DIR, so enforcement outlives the agent;\n"
-    "an agent that finds them pinned re-adopts them (nothing is attached twice).\n"
+    "an agent (or cgward exec) that finds them pinned adopts them: nothing is\n"
+    "attached twice.\n"
     "Every existing cgroup and each new one is bound to the rule that selects it.\n"
     "SIGHUP, or a change to FILE, reloads it: an invalid file is reported and the\n"
     "policy in force stays. SIGTERM and SIGINT stop the agent, enforcement stays.\n"
@@ -84,15 +91,20 @@ static const char usage[] =
     "                     only (default " EVENT_SOCKET_PATH ")\n"
     "      --bpffs DIR    where to pin (default " PLANE_DIR ")\n"
     "      --unload       remove the pins under DIR: enforcement ends (as cgward\n"
-    "                     unload); refused while cgroups are bound, unless --force\n"
+    "                     unload); refused while cgroups are bound\n"
+    "      --force        with --unload: unload even though cgroups are bound\n"
+    "      --metrics [ADDR:]PORT\n"
+    "                     serve Prometheus metrics at http://ADDR:PORT/metrics; ADDR\n"
+    "                     is an IPv4 or [IPv6] address, default " METRICS_DEFAULT_ADDRESS "\n"
+    "                     (off by default)\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
     "(or --unload failed); 2 invalid options or policy (each error printed as\n"
-    "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement could not be\n"
-    "set up.\n";
+    "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement (or the\n"
+    "metrics endpoint) could not be set up.\n";
 
-enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD, OPT_FORCE };
+enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD, OPT_FORCE, OPT_METRICS };
 
 static const struct option long_options[] = {
     {"policy", required_argument, NULL, 'p'},
@@ -101,6 +113,7 @@ static const struct option long_options[] = {
     {"bpffs", required_argument, NULL, OPT_BPFFS},
     {"unload", no_argument, NULL, OPT_UNLOAD},
     {"force", no_argument, NULL, OPT_FORCE},
+    {"metrics", required_argument, NULL, OPT_METRICS},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -133,6 +146,9 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 		case OPT_FORCE:
 			opt->force = true;
 			break;
+		case OPT_METRICS:
+			opt->metrics_address = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -144,6 +160,15 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 	if (optind < argc) {
 		fprintf(stderr, "cgward: agent: unexpected argument '%s'\n%s", argv[optind], usage);
 		return -EINVAL;
+	}
+	if (opt->metrics_address && !opt->unload) {
+		struct sockaddr_storage addr;
+		char err[256];
+
+		if (metrics_parse_address(opt->metrics_address, &addr, err, sizeof(err))) {
+			fprintf(stderr, "cgward: agent: --metrics %s\n%s", err, usage);
+			return -EINVAL;
+		}
 	}
 	if (!opt->unload && !opt->policy_path) {
 		fprintf(stderr, "cgward: agent: --policy FILE is required\n%s", usage);
@@ -351,6 +376,7 @@ static void reload(struct agent *a)
 	int ret = load_policy(a->opt.policy_path, &set, err, sizeof(err), &n_errors);
 
 	if (ret) {
+		a->reloads[METRICS_RELOAD_INVALID]++;
 		fprintf(stderr, "cgward: agent: %s is invalid: the policy in force stays\n",
 			a->opt.policy_path);
 		reload_line(a, "invalid", err, n_errors ? n_errors : 1);
@@ -359,10 +385,12 @@ static void reload(struct agent *a)
 	ret = install(a, &set, err, sizeof(err));
 	policy_set_free(&set);
 	if (ret) {
+		a->reloads[METRICS_RELOAD_ERROR]++;
 		fprintf(stderr, "cgward: agent: reload: %s\n", err);
 		reload_line(a, "error", err, 1);
 		return;
 	}
+	a->reloads[METRICS_RELOAD_OK]++;
 	fprintf(stderr, "cgward: agent: reloaded %s: %zu rules, %zu cgroups bound\n",
 		a->opt.policy_path, a->set.n_rules, a->tree.n_cgroups);
 	reload_line(a, "ok", NULL, 0);
@@ -433,25 +461,29 @@ static int start_gc_timer(struct agent *a)
 	return 0;
 }
 
-/* On each tick: the policies of execs that were killed, once their cgroups are gone. */
+/*
+ * On each tick, what `cgward gc` removes: the empty cgroups of execs that
+ * were killed, then their policies.
+ */
 static void collect_garbage(struct agent *a)
 {
 	__u64 ticks;
 
 	if (read(a->gc_timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
+	cgroup_gc(&a->layout, NULL, false, stderr);
 	if (exec_policies_gc(&a->maps, stderr) < 0)
 		fprintf(stderr, "cgward: agent: cannot collect exec policies\n");
 }
 
-/* Programs pinned or re-adopted, the policy applied, the watches and events set up. */
+/* The plane adopted or pinned, the policy applied, the watches and events set up. */
 static int set_up(struct agent *a)
 {
-	struct cgroup_layout layout;
+	struct cgroup_layout *layout = &a->layout;
 	char err[PATH_MAX + 8192];
 	int ret;
 
-	ret = cgroup_layout_detect("/proc/self/mountinfo", &layout);
+	ret = cgroup_layout_detect("/proc/self/mountinfo", layout);
 	if (ret) {
 		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
 		return ret;
@@ -470,11 +502,11 @@ static int set_up(struct agent *a)
 			a->opt.bpffs);
 	a->maps = a->plane.maps;
 	a->next_id = policy_maps_highest_id(&a->maps) + 1;
-	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout.unified);
+	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout->unified);
 	a->tree.maps = &a->maps;
 	a->tree.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	ret = a->tree.inotify_fd < 0 ? -errno : 0;
-	if (ret == 0 && cgroup_read_self_id(&layout, &a->tree.self_id))
+	if (ret == 0 && cgroup_read_self_id(layout, &a->tree.self_id))
 		fprintf(stderr,
 			"cgward: agent: cannot find its own cgroup: a rule could bind it\n");
 	if (ret == 0)
@@ -530,6 +562,34 @@ static int set_up(struct agent *a)
 	return 0;
 }
 
+/* What the next scrapes of --metrics show of the agent's own state. */
+static void publish_metrics(struct agent *a)
+{
+	metrics_publish(a->metrics, &a->tree, a->events.lost_reported, a->reloads);
+}
+
+/*
+ * After set_up: the metrics server's thread inherits the blocked signals, so
+ * SIGTERM still reaches the signalfd rather than killing the agent.
+ */
+static int start_metrics(struct agent *a)
+{
+	char err[256];
+	int ret;
+
+	if (!a->opt.metrics_address)
+		return 0;
+	ret = metrics_start(&a->metrics, a->opt.metrics_address, a->plane.maps.policy_info_fd,
+			    a->opt.bpffs, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "cgward: agent: --metrics: %s\n", err);
+		return ret;
+	}
+	fprintf(stderr, "cgward: agent: serving metrics on %s at /metrics\n",
+		a->opt.metrics_address);
+	return 0;
+}
+
 /* Until SIGTERM or SIGINT: events, new cgroups, reloads. */
 static int serve(struct agent *a)
 {
@@ -538,6 +598,7 @@ static int serve(struct agent *a)
 	int ret;
 
 	for (;;) {
+		publish_metrics(a);
 		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
 			return EXIT_RUNTIME_ERROR;
 		event_socket_accept(&a->socket);
@@ -565,6 +626,7 @@ static int serve(struct agent *a)
 
 static void agent_cleanup(struct agent *a)
 {
+	metrics_stop(a->metrics); /* first: its scrapes read the pinned maps */
 	if (a->events_open)
 		event_stream_close(&a->events);
 	if (a->plane_open)
@@ -613,7 +675,7 @@ int cmd_agent(int argc, char **argv)
 		agent_cleanup(&a);
 		return EXIT_USAGE;
 	}
-	status = set_up(&a) ? EXIT_SETUP_FAILED : serve(&a);
+	status = set_up(&a) || start_metrics(&a) ? EXIT_SETUP_FAILED : serve(&a);
 	agent_cleanup(&a);
 	return status;
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cgward doctor: what this host supports, and whether cgward can enforce on it. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +12,7 @@
 #include "exit_codes.h"
 #include "cgward_abi.h"
 #include "loader.h"
+#include "plane.h"
 
 static const char usage[] =
     "Usage: cgward doctor\n"
@@ -41,6 +44,20 @@ static bool check_cgroups(void)
 		snprintf(detail, sizeof(detail), "cgroup2 at %s", layout.unified);
 	report("cgroups", ok, detail);
 	return ok;
+}
+
+/* Not pinned is fine (the first exec or agent pins it); another build's plane is not. */
+static bool check_plane(void)
+{
+	char err[PATH_MAX + 512];
+	int ret = plane_check(PLANE_DIR, err, sizeof(err));
+
+	if (ret == -ENOENT)
+		report("plane", true, "not loaded: the first cgward exec or agent loads it");
+	else
+		report("plane", ret == 0,
+		       ret == 0 ? "pinned under " PLANE_DIR ", this build's" : err);
+	return ret == 0 || ret == -ENOENT;
 }
 
 static void report_hook_note(const char *prog, bool loaded, const char *note)
@@ -88,7 +105,7 @@ static bool check_bpf(void)
 		return false;
 	loader_hook_notes(skel, report_hook_note);
 	loader_close(skel);
-	return true;
+	return check_plane();
 }
 
 int cmd_doctor(int argc, char **argv)

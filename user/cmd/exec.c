@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "memory_limit.h"
 #include "plane.h"
 #include "policy_maps.h"
+#include "private_tmp.h"
 #include "roots.h"
 #include "spawn.h"
 #include "wait_loop.h"
@@ -35,6 +37,11 @@ struct exec_options {
 	__u64 memory_mib;
 	const char *events_path;
 	const char *cgroup_parent;
+	bool private_tmp;
+	const char *unix_args[MAX_ROOTS]; /* --allow-unix */
+	size_t n_unix_args;
+	bool allow_unix_all;
+	bool no_unix_outside; /* given, though it is the default */
 	char **argv;
 };
 
@@ -43,11 +50,20 @@ struct execution {
 	struct exec_options opt;
 	struct root_spec roots[MAX_ROOTS];
 	size_t n_roots;
+	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
+	size_t n_private_roots;
+	struct root_spec unix_sockets[MAX_ROOTS]; /* --allow-unix */
+	size_t n_unix_sockets;
 	struct cgroup_layout layout;
 	struct plane plane;
 	bool plane_open;
 	__u32 policy_id; /* claimed in the plane's maps; 0 before */
 	int ring_fd;	 /* the run's own events */
+	struct ring_insert {
+		pthread_t thread;
+		bool started;
+		int ret;
+	} ring_insert;
 	struct exec_cgroup cgroup;
 	bool cgroup_created;
 	struct event_context ctx;
@@ -61,6 +77,9 @@ struct execution {
 static const char usage[] =
     "Usage: cgward exec [OPTIONS] -- CMD [ARGS...]\n"
     "Run CMD in a new cgroup whose processes may write only beneath the write roots.\n"
+    "The kernel enforces it through the enforcement plane pinned under " PLANE_DIR ",\n"
+    "shared by every run and the agent; the first run on a host loads it, and it\n"
+    "stays (cgward unload). Killed, cgward leaves CMD running confined (cgward gc).\n"
     "\n"
     "  -r, --root DIR        a write root (repeatable); default: the current directory\n"
     "      --ro DIR          a read-only exception nested in a root (repeatable);\n"
@@ -68,12 +87,21 @@ static const char usage[] =
     "      --audit           report would-be denies as \"verdict\":\"audit\", allow them\n"
     "      --no-network      deny connect, bind and sendmsg to IPv4 and IPv6 addresses\n"
     "      --allow-loopback  with --no-network: loopback addresses stay reachable\n"
-    "      --no-unix-outside deny connecting and sending to unix sockets whose file\n"
-    "                        is outside the roots\n"
+    "      --allow-unix PATH connecting and sending to this unix socket is allowed\n"
+    "                        (repeatable), e.g. \"$SSH_AUTH_SOCK\". By default unix sockets\n"
+    "                        whose file is outside the roots, and abstract sockets created\n"
+    "                        outside the command's cgroup, are denied: a daemon there\n"
+    "                        could write on the command's behalf\n"
+    "      --allow-unix-all  allow every unix socket (the former default)\n"
+    "      --no-unix-outside the default; accepted for older command lines\n"
     "  -m, --memory MIB      memory limit in whole MiB (0: none). cgroup v2: memory.max of\n"
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
     "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
     "      --cgroup-parent DIR  create the cgroup beneath this cgroup2 directory\n"
+    "      --private-tmp     CMD gets its own empty /tmp, /var/tmp and /dev/shm (tmpfs,\n"
+    "                        writable, gone when the run ends); roots beneath them stay\n"
+    "                        at their paths. Use it for compilers, mktemp, sort, Python's\n"
+    "                        tempfile and multiprocessing, rather than a root on /tmp\n"
     "  -h, --help            this text\n"
     "\n"
     "Exit status: CMD's status (128+N when killed by signal N; 137 when killed for\n"
@@ -102,6 +130,29 @@ static int parse_memory(struct exec_options *opt, const char *text)
 	return ret;
 }
 
+static int add_unix_arg(struct exec_options *opt, const char *path)
+{
+	if (opt->n_unix_args == MAX_ROOTS) {
+		fprintf(stderr, "cgward: exec: more than %d --allow-unix\n", MAX_ROOTS);
+		return -E2BIG;
+	}
+	opt->unix_args[opt->n_unix_args++] = path;
+	return 0;
+}
+
+/* Unix sockets outside the roots are denied unless --allow-unix-all. */
+static int settle_unix_default(struct exec_options *opt)
+{
+	if (opt->allow_unix_all && (opt->no_unix_outside || opt->n_unix_args)) {
+		fprintf(stderr, "cgward: exec: --allow-unix-all allows every unix socket; "
+				"--no-unix-outside and --allow-unix contradict it\n");
+		return -EINVAL;
+	}
+	if (!opt->allow_unix_all)
+		opt->policy_flags |= CGWARD_POLICY_NO_UNIX_OUTSIDE;
+	return 0;
+}
+
 enum {
 	OPT_RO = 256,
 	OPT_AUDIT,
@@ -109,7 +160,10 @@ enum {
 	OPT_CGROUP_PARENT,
 	OPT_NO_NETWORK,
 	OPT_ALLOW_LOOPBACK,
-	OPT_NO_UNIX_OUTSIDE
+	OPT_NO_UNIX_OUTSIDE,
+	OPT_PRIVATE_TMP,
+	OPT_ALLOW_UNIX,
+	OPT_ALLOW_UNIX_ALL
 };
 
 static const struct option long_options[] = {
@@ -122,6 +176,9 @@ static const struct option long_options[] = {
     {"memory", required_argument, NULL, 'm'},
     {"events", required_argument, NULL, OPT_EVENTS},
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
+    {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
+    {"allow-unix", required_argument, NULL, OPT_ALLOW_UNIX},
+    {"allow-unix-all", no_argument, NULL, OPT_ALLOW_UNIX_ALL},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -150,7 +207,13 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			opt->policy_flags |= CGWARD_POLICY_ALLOW_LOOPBACK;
 			break;
 		case OPT_NO_UNIX_OUTSIDE:
-			opt->policy_flags |= CGWARD_POLICY_NO_UNIX_OUTSIDE;
+			opt->no_unix_outside = true;
+			break;
+		case OPT_ALLOW_UNIX:
+			ret = add_unix_arg(opt, optarg);
+			break;
+		case OPT_ALLOW_UNIX_ALL:
+			opt->allow_unix_all = true;
 			break;
 		case 'm':
 			ret = parse_memory(opt, optarg);
@@ -160,6 +223,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			break;
 		case OPT_CGROUP_PARENT:
 			opt->cgroup_parent = optarg;
+			break;
+		case OPT_PRIVATE_TMP:
+			opt->private_tmp = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -176,6 +242,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 		fprintf(stderr, "cgward: exec: --allow-loopback needs --no-network\n");
 		return -EINVAL;
 	}
+	ret = settle_unix_default(opt);
+	if (ret)
+		return ret;
 	if (optind >= argc) {
 		fprintf(stderr, "cgward: exec: no command given\n%s", usage);
 		return -EINVAL;
@@ -206,6 +275,39 @@ static int resolve_one(struct execution *x, const char *path, __u32 access)
 	return 0;
 }
 
+/* Each --allow-unix PATH must name a unix socket now; its inode is what the kernel allows. */
+static int resolve_unix_sockets(struct execution *x)
+{
+	char err[PATH_MAX + 128];
+	int ret;
+
+	for (size_t i = 0; i < x->opt.n_unix_args; i++) {
+		ret = root_resolve_unix_socket(x->opt.unix_args[i], &x->unix_sockets[i], err,
+					       sizeof(err));
+		if (ret) {
+			fprintf(stderr, "cgward: %s\n", err);
+			return ret;
+		}
+		x->n_unix_sockets++;
+	}
+	return 0;
+}
+
+/* A root that is /tmp, /var/tmp or /dev/shm itself would be the shared directory again. */
+static int check_private_tmp(const struct execution *x)
+{
+	for (size_t i = 0; x->opt.private_tmp && i < x->n_roots; i++) {
+		if (private_tmp_dir_of(x->roots[i].path)) {
+			fprintf(stderr,
+				"cgward: exec: root '%s' with --private-tmp: the command gets "
+				"its own %s; use a directory beneath it\n",
+				x->roots[i].path, x->roots[i].path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* Every root valid, no duplicates, every read-only exception inside a write root. */
 static int resolve_roots(struct execution *x)
 {
@@ -233,7 +335,7 @@ static int resolve_roots(struct execution *x)
 	}
 	if (err[0])
 		fprintf(stderr, "cgward: %s\n", err);
-	return ret;
+	return ret ? ret : check_private_tmp(x);
 }
 
 static int open_sink(struct execution *x)
@@ -290,22 +392,59 @@ static __u64 exec_events_lost(void *arg)
 }
 
 /*
- * The run's policy under an id of its own, with its roots and its ring
- * buffer, before its cgroup exists: the cgroup is bound to a complete policy.
+ * Inserting into a map of maps waits for an RCU grace period (the kernel's
+ * maybe_wait_bpf_programs), some 20 ms: the run's ring buffer goes in from a
+ * thread while its cgroup is made and CMD forked, and the gate waits for it.
+ */
+static void *insert_ring(void *arg)
+{
+	struct execution *x = arg;
+
+	x->ring_insert.ret = policy_maps_put_exec_ring(&x->plane.maps, x->policy_id, x->ring_fd);
+	return NULL;
+}
+
+/* The thread blocks every signal: they are the main thread's, read from its signalfd. */
+static int start_ring_insert(struct execution *x)
+{
+	sigset_t all, previous;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &previous);
+	ret = -pthread_create(&x->ring_insert.thread, NULL, insert_ring, x);
+	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	x->ring_insert.started = ret == 0;
+	return ret;
+}
+
+/* 0 once the run's ring buffer is in exec_events: its events reach it. */
+static int finish_ring_insert(struct execution *x)
+{
+	if (x->ring_insert.started) {
+		pthread_join(x->ring_insert.thread, NULL);
+		x->ring_insert.started = false;
+	}
+	return x->ring_insert.ret;
+}
+
+/*
+ * The run's policy under an id of its own, with its roots, before its
+ * cgroup exists: the cgroup is bound to a complete policy. Its ring buffer
+ * is inserted meanwhile (finish_ring_insert).
  */
 static int install_policy(struct execution *x)
 {
 	const struct policy_maps *maps = &x->plane.maps;
 	int ret;
 
-	x->ring_fd =
-	    bpf_map_create(BPF_MAP_TYPE_RINGBUF, "exec_ring", 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
+	/* No name: libbpf would load a probe program to learn whether names are supported. */
+	x->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
 	if (x->ring_fd < 0)
 		return -errno;
 	ret = policy_maps_claim_exec_id(maps, "exec", (__u32)getpid(), &x->policy_id);
-	if (ret)
-		return ret;
-	ret = policy_maps_put_exec_ring(maps, x->policy_id, x->ring_fd);
+	if (ret == 0)
+		ret = start_ring_insert(x);
 	if (ret == 0)
 		ret = policy_maps_put_roots(maps, x->policy_id, x->roots, x->n_roots);
 	return ret;
@@ -372,6 +511,9 @@ static int start_command(struct execution *x, struct spawned *child)
 
 	for (size_t i = 0; ret == 0 && i < x->n_roots; i++)
 		ret = root_verify_unchanged(&x->roots[i], err, sizeof(err));
+	if (ret == 0 && (ret = finish_ring_insert(x)) != 0)
+		snprintf(err, sizeof(err), "cannot install the run's ring buffer: %s",
+			 strerror(-ret));
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);
 		spawn_abort(child);
@@ -415,6 +557,57 @@ static int wait_for_command(struct execution *x, pid_t pid)
 	}
 }
 
+/* The child's private tmpfs directories become write roots before it is let in. */
+static int install_private_tmp(struct execution *x, const struct private_tmp_report *report)
+{
+	int ret;
+
+	x->n_private_roots = private_tmp_roots(report, x->private_roots);
+	ret = policy_maps_put_roots(&x->plane.maps, x->policy_id, x->private_roots,
+				    x->n_private_roots);
+	if (ret)
+		fprintf(stderr, "cgward: --private-tmp: cannot install its roots: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
+/* The --allow-unix sockets' inodes, as entries that count only for connecting to them. */
+static int install_unix_sockets(struct execution *x)
+{
+	int ret =
+	    policy_maps_put_roots(&x->plane.maps, x->policy_id, x->unix_sockets, x->n_unix_sockets);
+
+	if (ret)
+		fprintf(stderr, "cgward: --allow-unix: cannot install: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* Starts CMD at its gate, in its own mount namespace with --private-tmp. */
+static int spawn_command(struct execution *x, const sigset_t *previous, struct spawned *child)
+{
+	struct private_tmp_setup setup = {.roots = x->roots,
+					  .n_roots = x->n_roots,
+					  .sockets = x->unix_sockets,
+					  .n_sockets = x->n_unix_sockets};
+	struct private_tmp_report report;
+	struct spawn_prepare prepare = {.run = private_tmp_enter,
+					.arg = &setup,
+					.report = &report,
+					.report_size = sizeof(report)};
+	int ret = install_unix_sockets(x);
+
+	if (ret)
+		return ret;
+	if (!x->opt.private_tmp)
+		return spawn_gated(x->opt.argv, previous, NULL, child);
+	ret = spawn_gated(x->opt.argv, previous, &prepare, child);
+	if (ret == 0 && install_private_tmp(x, &report) != 0) {
+		spawn_abort(child);
+		ret = -EIO;
+	}
+	return ret;
+}
+
 static int run_command(struct execution *x)
 {
 	struct spawned child;
@@ -431,7 +624,7 @@ static int run_command(struct execution *x)
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
 	if (ret == 0)
-		ret = spawn_gated(x->opt.argv, &previous, &child);
+		ret = spawn_command(x, &previous, &child);
 	if (ret) {
 		fprintf(stderr, "cgward: cannot start %s: %s\n", x->opt.argv[0], strerror(-ret));
 		return EXIT_SETUP_FAILED;
@@ -445,6 +638,7 @@ static int tear_down(struct execution *x, int status)
 {
 	char err[PATH_MAX + 128];
 
+	finish_ring_insert(x); /* a run that failed before its gate */
 	if (x->events_open)
 		event_stream_drain(&x->events);
 	if (x->cgroup_created) {
@@ -462,8 +656,13 @@ static int tear_down(struct execution *x, int status)
 		policy_maps_unbind_cgroup(&x->plane.maps, x->cgroup.id);
 	}
 	/* The cgroup is gone (its binding with it): no process can use the policy now. */
-	if (x->policy_id)
-		policy_maps_delete_exec(&x->plane.maps, x->policy_id);
+	if (x->policy_id) {
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->private_roots,
+					 x->n_private_roots);
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->unix_sockets,
+					 x->n_unix_sockets);
+		policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
+	}
 	return status;
 }
 
@@ -493,7 +692,7 @@ int cmd_exec(int argc, char **argv)
 	ret = parse_options(argc, argv, &x.opt);
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	if (resolve_roots(&x) || open_sink(&x)) {
+	if (resolve_roots(&x) || resolve_unix_sockets(&x) || open_sink(&x)) {
 		exec_cleanup(&x);
 		return EXIT_USAGE;
 	}

@@ -28,7 +28,12 @@ static const char usage[] =
     "  gc        remove cgroups and policies left by runs that were killed\n"
     "  doctor    check whether this kernel can enforce\n"
     "\n"
-    "Each command has --help. Exit status 2: usage error.\n";
+    "Each command has --help.\n"
+    "\n"
+    "  -h, --help     this text\n"
+    "      --version  print the version\n"
+    "\n"
+    "Exit status: the command's; 2 usage error.\n";
 
 struct command {
 	const char *name;
@@ -49,6 +54,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		puts("cgward " CGWARD_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

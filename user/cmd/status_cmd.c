@@ -118,7 +118,8 @@ static void print_policies(const char *dir)
 	}
 	if (policy_maps_visit(maps, count_policy, &counts) || counts.failed)
 		printf("maps: cannot be read\n");
-	qsort(counts.items, counts.n, sizeof(*counts.items), by_id);
+	if (counts.n)
+		qsort(counts.items, counts.n, sizeof(*counts.items), by_id);
 	for (size_t i = 0; i < counts.n; i++)
 		print_policy(maps, &counts.items[i]);
 	if (!counts.n)

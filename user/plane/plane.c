@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgward.skel.h"
+#include "cgward_object.h"
 #include "cgward_abi.h"
 #include "loader.h"
 #include "plane.h"
@@ -39,20 +40,6 @@ static int make_dir(const char *dir, const char *sub)
 	if (mkdir(path, 0700) != 0 && errno != EEXIST)
 		return -errno;
 	return 0;
-}
-
-/* FNV-1a of the BPF object this kernel gets: programs that differ in any way differ here. */
-static __u64 object_hash(void)
-{
-	size_t size;
-	const unsigned char *bytes = loader_object_bytes(&size);
-	__u64 hash = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < size; i++) {
-		hash ^= bytes[i];
-		hash *= 0x100000001b3ULL;
-	}
-	return hash;
 }
 
 /* How many pins dir/kind holds (0 when it does not exist). */
@@ -86,8 +73,10 @@ static int refuse_stale(const char *dir, const char *what, char *err, size_t err
 /*
  * 0: a complete plane of this build is pinned; -ENOENT: none is, or one is
  * still being loaded or was left half attached; -ESTALE: another build's.
+ * Maps without plane_info are another build's only when seen under the
+ * lock: a loader pins plane_info among the other maps, in the object's order.
  */
-static int check_pinned(const char *dir, char *err, size_t errlen)
+static int check_pinned(const char *dir, bool locked, char *err, size_t errlen)
 {
 	struct cgward_plane_info info = {};
 	char path[PATH_MAX], what[128];
@@ -98,7 +87,7 @@ static int check_pinned(const char *dir, char *err, size_t errlen)
 		return ret;
 	fd = bpf_obj_get(path);
 	if (fd < 0) {
-		if (count_pins(dir, "maps") || count_pins(dir, "links"))
+		if (locked && (count_pins(dir, "maps") || count_pins(dir, "links")))
 			return refuse_stale(dir, "has no version (an older cgward pinned it)", err,
 					    errlen);
 		return -ENOENT;
@@ -110,12 +99,12 @@ static int check_pinned(const char *dir, char *err, size_t errlen)
 	/* Zero: the loader holding the lock has not written it yet. */
 	if (info.abi_version == 0)
 		return -ENOENT;
-	if (info.abi_version != CGWARD_ABI_VERSION || info.object_hash != object_hash()) {
+	if (info.abi_version != CGWARD_ABI_VERSION || info.object_hash != CGWARD_OBJECT_HASH) {
 		snprintf(what, sizeof(what),
 			 "was built from other BPF programs (ABI %u, object %016llx; this cgward: "
 			 "ABI %u, object %016llx)",
 			 info.abi_version, (unsigned long long)info.object_hash, CGWARD_ABI_VERSION,
-			 (unsigned long long)object_hash());
+			 (unsigned long long)CGWARD_OBJECT_HASH);
 		return refuse_stale(dir, what, err, errlen);
 	}
 	return count_pins(dir, "links") < (int)info.n_links ? -ENOENT : 0;
@@ -124,7 +113,7 @@ static int check_pinned(const char *dir, char *err, size_t errlen)
 static int write_plane_info(struct cgward_bpf *skel)
 {
 	struct cgward_plane_info info = {.abi_version = CGWARD_ABI_VERSION,
-					 .object_hash = object_hash()};
+					 .object_hash = CGWARD_OBJECT_HASH};
 	struct bpf_program *prog;
 	__u32 zero = 0;
 
@@ -238,16 +227,21 @@ static int load_once(const char *dir, struct plane *plane, char *err, size_t err
 			close(lock);
 		return ret;
 	}
-	ret = check_pinned(dir, err, errlen);
+	ret = check_pinned(dir, true, err, errlen);
 	if (ret == -ENOENT)
 		ret = load_and_pin(dir, plane, err, errlen);
 	close(lock);
 	return ret;
 }
 
+int plane_check(const char *dir, char *err, size_t errlen)
+{
+	return check_pinned(dir, true, err, errlen);
+}
+
 int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen)
 {
-	int ret = check_pinned(dir, err, errlen);
+	int ret = check_pinned(dir, false, err, errlen);
 
 	plane->links_attached = 0;
 	if (ret == -ENOENT)
@@ -255,16 +249,28 @@ int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen)
 	return ret ? ret : plane_open_pinned(dir, plane, err, errlen);
 }
 
+/* The plane's map fds, in the order of pinned_map_names. */
+#define PLANE_FDS 6
+
+static void plane_fds(struct plane *plane, int *fds[PLANE_FDS])
+{
+	fds[0] = &plane->maps.cgroup_policy_fd;
+	fds[1] = &plane->maps.write_roots_fd;
+	fds[2] = &plane->maps.policy_info_fd;
+	fds[3] = &plane->maps.exec_events_fd;
+	fds[4] = &plane->deny_events_fd;
+	fds[5] = &plane->lost_events_fd;
+}
+
 int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen)
 {
-	int *fds[] = {&plane->maps.cgroup_policy_fd, &plane->maps.write_roots_fd,
-		      &plane->maps.policy_info_fd,   &plane->maps.exec_events_fd,
-		      &plane->deny_events_fd,	     &plane->lost_events_fd};
+	int *fds[PLANE_FDS];
 	char path[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+	plane_fds(plane, fds);
+	for (size_t i = 0; i < PLANE_FDS; i++)
 		*fds[i] = -1;
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+	for (size_t i = 0; i < PLANE_FDS; i++) {
 		int ret = pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]);
 
 		if (ret == 0) {
@@ -283,11 +289,10 @@ int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t er
 
 void plane_close(struct plane *plane)
 {
-	int *fds[] = {&plane->maps.cgroup_policy_fd, &plane->maps.write_roots_fd,
-		      &plane->maps.policy_info_fd,   &plane->maps.exec_events_fd,
-		      &plane->deny_events_fd,	     &plane->lost_events_fd};
+	int *fds[PLANE_FDS];
 
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+	plane_fds(plane, fds);
+	for (size_t i = 0; i < PLANE_FDS; i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;

@@ -35,6 +35,12 @@ struct plane {
  */
 int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen);
 
+/*
+ * What is pinned under dir: 0 a complete plane of this build, -ENOENT none
+ * (or one being loaded), -ESTALE another build's (err says which).
+ */
+int plane_check(const char *dir, char *err, size_t errlen);
+
 /* Opens the pinned maps alone, loading nothing (status, gc, unload). */
 int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen);
 void plane_close(struct plane *plane);

@@ -251,9 +251,12 @@ int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, 
 	if (getrandom(&start, sizeof(start), 0) != sizeof(start))
 		start = owner_pid;
 	for (__u32 i = 0; i < CGWARD_EXEC_MAX; i++) {
-		*policy_id = CGWARD_EXEC_POLICY_MIN + (start + i) % span;
-		if (bpf_map_update_elem(maps->policy_info_fd, policy_id, &info, BPF_NOEXIST) == 0)
+		__u32 id = CGWARD_EXEC_POLICY_MIN + (start + i) % span;
+
+		if (bpf_map_update_elem(maps->policy_info_fd, &id, &info, BPF_NOEXIST) == 0) {
+			*policy_id = id;
 			return 0;
+		}
 		if (errno != EEXIST)
 			return -errno;
 	}
@@ -267,18 +270,28 @@ int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, i
 	return 0;
 }
 
-void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id)
+/* Every root of policy_id, for a policy whose roots are not known. */
+static void delete_roots_of(const struct policy_maps *maps, __u32 policy_id)
 {
-	struct cgward_root_key *roots;
+	struct cgward_root_key *keys;
 	size_t n;
 
-	if (collect_keys(maps->write_roots_fd, sizeof(*roots), (void **)&roots, &n) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			if (roots[i].policy_id == policy_id)
-				bpf_map_delete_elem(maps->write_roots_fd, &roots[i]);
-		}
-		free(roots);
+	if (collect_keys(maps->write_roots_fd, sizeof(*keys), (void **)&keys, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].policy_id == policy_id)
+			bpf_map_delete_elem(maps->write_roots_fd, &keys[i]);
 	}
+	free(keys);
+}
+
+void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id,
+			     const struct root_spec *roots, size_t n_roots)
+{
+	if (roots)
+		policy_maps_delete_roots(maps, policy_id, roots, n_roots);
+	else
+		delete_roots_of(maps, policy_id);
 	bpf_map_delete_elem(maps->exec_events_fd, &policy_id);
 	policy_maps_delete_info(maps, policy_id);
 }
@@ -330,7 +343,7 @@ int policy_maps_collect_execs(const struct policy_maps *maps, bool (*owner_alive
 		if (ids[i] < CGWARD_EXEC_POLICY_MIN || bound_to(bound, n_bound, ids[i]) ||
 		    policy_maps_get_info(maps, ids[i], &info) || owner_alive(info.owner_pid))
 			continue;
-		policy_maps_delete_exec(maps, ids[i]);
+		policy_maps_delete_exec(maps, ids[i], NULL, 0);
 		removed(ids[i], arg);
 		count++;
 	}

@@ -81,10 +81,12 @@ int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, 
 int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, int ring_fd);
 
 /*
- * Removes an exec policy whose cgroups are gone: its roots, its ring buffer
- * and, last, its policy_info entry, which frees the id.
+ * Removes an exec policy whose cgroups are gone: its roots (those given, or
+ * when roots is NULL every root of policy_id, found by a walk of the map),
+ * its ring buffer and, last, its policy_info entry, which frees the id.
  */
-void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id);
+void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id,
+			     const struct root_spec *roots, size_t n_roots);
 
 /*
  * Deletes the exec policies that no cgroup is bound to and whose owner is

@@ -644,6 +644,18 @@ static void load_unix_outside(struct loader *ld, const struct node *node, struct
 	    word_value(ld, node, "unix_outside", words, 2, "allow or deny") == UNIX_OUTSIDE_DENY;
 }
 
+/*
+ * A private /tmp is a mount namespace that a process must enter before it
+ * runs (cgward exec --private-tmp); the agent binds cgroups whose processes
+ * already run, with the mounts they have, so no rule can give one.
+ */
+static void reject_private_tmp(struct loader *ld, const struct node *node)
+{
+	diag(ld, node,
+	     "'private_tmp' cannot apply to a policy: the agent binds cgroups whose "
+	     "processes already run; use cgward exec --private-tmp");
+}
+
 enum rule_key {
 	RULE_NAME,
 	RULE_SELECTOR,
@@ -653,6 +665,7 @@ enum rule_key {
 	RULE_MANDATORY,
 	RULE_NETWORK,
 	RULE_UNIX_OUTSIDE,
+	RULE_PRIVATE_TMP,
 	RULE_N_KEYS,
 };
 
@@ -668,6 +681,7 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_MANDATORY] = "mandatory",
 	    [RULE_NETWORK] = "network",
 	    [RULE_UNIX_OUTSIDE] = "unix_outside",
+	    [RULE_PRIVATE_TMP] = "private_tmp",
 	};
 	const struct node *values[RULE_N_KEYS];
 
@@ -691,6 +705,8 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_network(ld, values[RULE_NETWORK], rule);
 	if (values[RULE_UNIX_OUTSIDE])
 		load_unix_outside(ld, values[RULE_UNIX_OUTSIDE], rule);
+	if (values[RULE_PRIVATE_TMP])
+		reject_private_tmp(ld, values[RULE_PRIVATE_TMP]);
 }
 
 static void load_policies(struct loader *ld, const struct node *root, struct policy_set *set)

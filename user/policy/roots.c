@@ -120,6 +120,30 @@ int root_resolve(const char *path, __u32 access, struct root_spec *root, char *e
 	return 0;
 }
 
+int root_resolve_unix_socket(const char *path, struct root_spec *sock, char *err, size_t errlen)
+{
+	struct stat st;
+
+	sock->fd = -1;
+	if (path[0] != '/' || strlen(path) >= sizeof(sock->path)) {
+		snprintf(err, errlen, "--allow-unix '%.64s': not an absolute path", path);
+		return -EINVAL;
+	}
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "--allow-unix '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "--allow-unix '%s': not a unix socket", path);
+		return -ENOTSOCK;
+	}
+	strcpy(sock->path, path);
+	sock->access = CGWARD_ACCESS_UNIX_PEER;
+	sock->dev = root_kernel_dev(st.st_dev);
+	sock->ino = st.st_ino;
+	return 0;
+}
+
 int roots_check_duplicates(const struct root_spec *roots, size_t n, char *err, size_t errlen)
 {
 	size_t i, j;

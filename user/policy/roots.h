@@ -30,6 +30,14 @@ struct root_spec {
  */
 int root_resolve(const char *path, __u32 access, struct root_spec *root, char *err, size_t errlen);
 
+/*
+ * An --allow-unix socket: an absolute path to a unix socket, symbolic links
+ * followed as connect() follows them. Its inode's identity, with access
+ * CGWARD_ACCESS_UNIX_PEER; fd is -1. -EINVAL, -ENOENT, -ENOTSOCK with a
+ * message in err.
+ */
+int root_resolve_unix_socket(const char *path, struct root_spec *sock, char *err, size_t errlen);
+
 /* -EINVAL when two roots are the same path or the same directory (dev+ino). */
 int roots_check_duplicates(const struct root_spec *roots, size_t n, char *err, size_t errlen);
 

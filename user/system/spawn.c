@@ -7,10 +7,45 @@
 
 #include "spawn.h"
 
-static void child_run(int gate, int exec_err, char *const argv[], const sigset_t *sigmask)
+/* The prepare step's status, then its report, go to the parent ahead of any execvp errno. */
+static void child_prepare(int exec_err, const struct spawn_prepare *prepare)
+{
+	int ret = prepare->run(prepare->arg, prepare->report);
+
+	if (write(exec_err, &ret, sizeof(ret)) != sizeof(ret))
+		_exit(125);
+	if (ret)
+		_exit(125);
+	if (write(exec_err, prepare->report, prepare->report_size) != (ssize_t)prepare->report_size)
+		_exit(125);
+}
+
+/* The child's prepare status and report; a child that died instead is reaped. */
+static int read_prepared(struct spawned *child, const struct spawn_prepare *prepare)
+{
+	int status = -EPIPE;
+	ssize_t n = read(child->exec_err_fd, &status, sizeof(status));
+
+	if (n == sizeof(status) && status == 0) {
+		n = read(child->exec_err_fd, prepare->report, prepare->report_size);
+		if (n == (ssize_t)prepare->report_size)
+			return 0;
+		status = -EPIPE;
+	} else if (n != sizeof(status) || status == 0) {
+		status = -EPIPE;
+	}
+	spawn_abort(child);
+	return status;
+}
+
+static void child_run(int gate, int exec_err, char *const argv[], const sigset_t *sigmask,
+		      const struct spawn_prepare *prepare)
 {
 	char go;
 	int err;
+
+	if (prepare)
+		child_prepare(exec_err, prepare);
 
 	/* The gate closes without a byte when the parent dies or gives up. */
 	if (read(gate, &go, 1) != 1)
@@ -23,7 +58,8 @@ static void child_run(int gate, int exec_err, char *const argv[], const sigset_t
 	_exit(err == ENOENT ? 127 : 126);
 }
 
-int spawn_gated(char *const argv[], const sigset_t *child_sigmask, struct spawned *child)
+int spawn_gated(char *const argv[], const sigset_t *child_sigmask,
+		const struct spawn_prepare *prepare, struct spawned *child)
 {
 	int gate[2], exec_err[2];
 
@@ -40,7 +76,7 @@ int spawn_gated(char *const argv[], const sigset_t *child_sigmask, struct spawne
 	if (child->pid == 0) {
 		close(gate[1]);
 		close(exec_err[0]);
-		child_run(gate[0], exec_err[1], argv, child_sigmask);
+		child_run(gate[0], exec_err[1], argv, child_sigmask, prepare);
 	}
 	close(gate[0]);
 	close(exec_err[1]);
@@ -53,7 +89,7 @@ int spawn_gated(char *const argv[], const sigset_t *child_sigmask, struct spawne
 	}
 	child->gate_fd = gate[1];
 	child->exec_err_fd = exec_err[0];
-	return 0;
+	return prepare ? read_prepared(child, prepare) : 0;
 }
 
 int spawn_release(struct spawned *child)

@@ -15,8 +15,27 @@ struct spawned {
 	int exec_err_fd; /* the child's execvp errno, or EOF once exec succeeded */
 };
 
-/* Forks a child that waits at the gate, then restores sigmask and execvp()s argv. */
-int spawn_gated(char *const argv[], const sigset_t *child_sigmask, struct spawned *child);
+/*
+ * What the child does before it waits at the gate, while it is not yet in
+ * the enforced cgroup: what the boundary would refuse afterwards (mounts).
+ * run() returns 0 or a negative errno; on success it has filled report,
+ * report_size bytes that the parent gets back.
+ */
+struct spawn_prepare {
+	int (*run)(void *arg, void *report);
+	void *arg;
+	void *report;
+	size_t report_size;
+};
+
+/*
+ * Forks a child that runs prepare (if not NULL) and waits at the gate, then
+ * restores sigmask and execvp()s argv. When prepare fails, the child is
+ * reaped and its error returned; on success prepare->report holds the
+ * child's report.
+ */
+int spawn_gated(char *const argv[], const sigset_t *child_sigmask,
+		const struct spawn_prepare *prepare, struct spawned *child);
 
 /* Opens the gate; returns 0 once CMD is running, or the execvp errno as a negative value. */
 int spawn_release(struct spawned *child);

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "metrics.h"
+
+#define STR(x)	#x
+#define XSTR(x) STR(x)
+#define ABI	XSTR(CGWARD_ABI_VERSION)
+
+/* The whole exposition, byte for byte: names, HELP and TYPE lines, label escapes. */
+static void test_render_exact_text(void **state)
+{
+	struct metrics_policy policies[] = {
+	    {.name = "ci", .policy_id = 7, .cgroups_bound = 12, .denied = 41, .audited = 0},
+	    {.name = "a\"b\\c", .policy_id = 8, .cgroups_bound = 0, .denied = 0, .audited = 3},
+	};
+	struct metrics_snapshot s = {.version = "1.2.3",
+				     .policies = policies,
+				     .n_policies = 2,
+				     .events_lost = 5,
+				     .reloads = {4, 1, 0},
+				     .programs_attached = 30};
+	const char *want =
+	    "# HELP cgward_build_info The cgward version, and the layout version of the pinned "
+	    "plane (abi).\n"
+	    "# TYPE cgward_build_info gauge\n"
+	    "cgward_build_info{version=\"1.2.3\",abi=\"" ABI "\"} 1\n"
+	    "# HELP cgward_denies_total Operations the kernel denied under a policy since the "
+	    "agent installed it.\n"
+	    "# TYPE cgward_denies_total counter\n"
+	    "cgward_denies_total{policy=\"ci\"} 41\n"
+	    "cgward_denies_total{policy=\"a\\\"b\\\\c\"} 0\n"
+	    "# HELP cgward_audits_total Would-be denies the kernel allowed under an audit "
+	    "policy.\n"
+	    "# TYPE cgward_audits_total counter\n"
+	    "cgward_audits_total{policy=\"ci\"} 0\n"
+	    "cgward_audits_total{policy=\"a\\\"b\\\\c\"} 3\n"
+	    "# HELP cgward_cgroups_bound Cgroups the agent bound to a policy.\n"
+	    "# TYPE cgward_cgroups_bound gauge\n"
+	    "cgward_cgroups_bound{policy=\"ci\"} 12\n"
+	    "cgward_cgroups_bound{policy=\"a\\\"b\\\\c\"} 0\n"
+	    "# HELP cgward_events_lost_total Deny and audit events the kernel could not queue "
+	    "(ring buffer full).\n"
+	    "# TYPE cgward_events_lost_total counter\n"
+	    "cgward_events_lost_total 5\n"
+	    "# HELP cgward_programs_attached BPF programs whose link is pinned, so attached.\n"
+	    "# TYPE cgward_programs_attached gauge\n"
+	    "cgward_programs_attached 30\n"
+	    "# HELP cgward_reloads_total Policy reloads by result: ok, invalid (the file was "
+	    "rejected), error.\n"
+	    "# TYPE cgward_reloads_total counter\n"
+	    "cgward_reloads_total{result=\"ok\"} 4\n"
+	    "cgward_reloads_total{result=\"invalid\"} 1\n"
+	    "cgward_reloads_total{result=\"error\"} 0\n";
+	size_t len;
+	char *text = metrics_render(&s, &len);
+
+	(void)state;
+	assert_non_null(text);
+	assert_string_equal(text, want);
+	assert_int_equal(len, strlen(want));
+	free(text);
+}
+
+/* No rules: each family is still announced, with no samples. */
+static void test_render_without_policies(void **state)
+{
+	struct metrics_snapshot s = {.version = "1.2.3"};
+	size_t len;
+	char *text = metrics_render(&s, &len);
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(strstr(text, "# TYPE cgward_denies_total counter\n# HELP cgward_audits"));
+	assert_null(strstr(text, "policy="));
+	free(text);
+}
+
+static void assert_address(const char *spec, int family, const char *host, int port)
+{
+	struct sockaddr_storage addr;
+	char err[256], got[INET6_ADDRSTRLEN];
+	const void *raw;
+	int got_port;
+
+	assert_int_equal(metrics_parse_address(spec, &addr, err, sizeof(err)), 0);
+	assert_int_equal(addr.ss_family, family);
+	if (family == AF_INET) {
+		raw = &((struct sockaddr_in *)&addr)->sin_addr;
+		got_port = ntohs(((struct sockaddr_in *)&addr)->sin_port);
+	} else {
+		raw = &((struct sockaddr_in6 *)&addr)->sin6_addr;
+		got_port = ntohs(((struct sockaddr_in6 *)&addr)->sin6_port);
+	}
+	assert_non_null(inet_ntop(family, raw, got, sizeof(got)));
+	assert_string_equal(got, host);
+	assert_int_equal(got_port, port);
+}
+
+static void test_parse_address(void **state)
+{
+	(void)state;
+	assert_address("127.0.0.1:9464", AF_INET, "127.0.0.1", 9464);
+	assert_address("9464", AF_INET, "127.0.0.1", 9464); /* a port alone: localhost */
+	assert_address("0.0.0.0:1", AF_INET, "0.0.0.0", 1);
+	assert_address("[::1]:65535", AF_INET6, "::1", 65535);
+	assert_address("[::]:9464", AF_INET6, "::", 9464);
+}
+
+static void test_parse_address_rejects(void **state)
+{
+	const char *bad[] = {
+	    "",		":9464", "localhost:9464", "127.0.0.1:", "127.0.0.1:0",	    "1.2.3.4:65536",
+	    "::1:9464", "[::1]", "9464x",	   "+9464",	 "127.0.0.1: 9464", "[1.2.3.4]:80"};
+	struct sockaddr_storage addr;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (metrics_parse_address(bad[i], &addr, err, sizeof(err)) != -EINVAL)
+			fail_msg("'%s' was accepted", bad[i]);
+		assert_non_null(strstr(err, bad[i]));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_render_exact_text),
+	    cmocka_unit_test(test_render_without_policies),
+	    cmocka_unit_test(test_parse_address),
+	    cmocka_unit_test(test_parse_address_rejects),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
