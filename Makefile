@@ -269,11 +269,11 @@ test-vm: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 deps-kernels:
 	tests/vm/fetch-kernels
 
-test-kernels: all $(TEST_TOOLS) $(DEB)
+test-kernels: all $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/kernels
 
 # What make test runs in the VM: the suite on every kernel, the ASan subset on the default one.
-test-vm-kernels: all $(BUILD)/cgward-asan $(TEST_TOOLS)
+test-vm-kernels: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/selftest
 	tests/vm/kernels
 	tests/vm/run --timeout 600 -- tests/integration/run-asan
