@@ -39,6 +39,9 @@ LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -levent_extra -levent_core -lpthre
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+# The same sources for kernels before 5.12, whose verifier refuses pointer
+# arguments to global functions (bpf/walk_args.bpf.h); the loader picks one.
+BPF_SCALAR_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf-scalar/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS  := $(wildcard bpf/*.h)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
 	-Wno-unused-parameter -Wno-missing-declarations
@@ -64,7 +67,7 @@ FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS)
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
 	test-deb \
-	deps-kernels test-kernels test-stress build-bench
+	deps-kernels test-kernels test-vm-kernels test-stress build-bench
 
 all: $(BUILD)/cgward
 
@@ -78,10 +81,10 @@ help:
 	@echo 'make test-deb          lintian and content checks of the .deb (the VM suite installs it)'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
-	@echo 'make test              unit tests, sanitizer build, integration suite on a real kernel'
+	@echo 'make test              unit tests, sanitizer build, integration suite on 5.10, 6.1 and 6.12'
 	@echo 'make test-integration  the integration suite on this kernel (needs BPF LSM)'
 	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
-	@echo 'make test-kernels      the integration suite on 6.1 and the kernels make deps-kernels fetches'
+	@echo 'make test-kernels      the integration suite on 5.10, 6.1 and 6.12 (make deps-kernels fetches 5.10, 6.12)'
 	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
@@ -91,11 +94,13 @@ help:
 
 # prometheus's postinst enables and starts a server on :9090 under systemd: the
 # tests need no host server, so a running one is stopped and disabled (without
-# systemd as init, is-active fails and nothing runs).
+# systemd as init, is-active fails and nothing runs). make test runs the suite on
+# bullseye's and trixie's kernels too: deps fetches them.
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
 	if systemctl is-active -q prometheus 2>/dev/null; then systemctl disable --now prometheus; fi
+	tests/vm/fetch-kernels
 
 deps-build:
 	apt-get update
@@ -143,23 +148,35 @@ vmlinux:
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)/bpf
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+$(BUILD)/bpf-scalar/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)/bpf-scalar
+	$(CLANG) $(BPF_CFLAGS) -DCGWARD_SCALAR_WALK_ARGS -c $< -o $@
+
 # One object from every concern's file: the static linker merges the __weak maps.
 $(BUILD)/cgward.bpf.o: $(BPF_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
+$(BUILD)/cgward_scalar.bpf.o: $(BPF_SCALAR_OBJS)
 	$(BPFTOOL) gen object $@ $^
 
 $(BUILD)/cgward.skel.h: $(BUILD)/cgward.bpf.o
 	$(BPFTOOL) gen skeleton $< name cgward_bpf > $@
 
-# The object's identity, which a pinned plane must match to be adopted: computed
-# here once, not by every cgward exec.
-$(BUILD)/cgward_object.h: $(BUILD)/cgward.bpf.o
-	echo "#define CGWARD_OBJECT_HASH 0x$$(sha256sum $< | cut -c1-16)ULL" > $@
+# Only its bytes are used: the programs and maps have the names of cgward.skel.h's.
+$(BUILD)/cgward_scalar.skel.h: $(BUILD)/cgward_scalar.bpf.o
+	$(BPFTOOL) gen skeleton $< name cgward_scalar_bpf > $@
 
-$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_object.h
+# The objects' identity, which a pinned plane must match to be adopted: computed
+# here once, not by every cgward exec.
+$(BUILD)/cgward_object.h: $(BUILD)/cgward.bpf.o $(BUILD)/cgward_scalar.bpf.o
+	echo "#define CGWARD_OBJECT_HASH 0x$$(cat $^ | sha256sum | cut -c1-16)ULL" > $@
+
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h \
+	$(BUILD)/cgward_object.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_object.h
+$(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h \
+	$(BUILD)/cgward_object.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
 
@@ -198,7 +215,7 @@ $(BUILD)/libcgward-fuzz.a: $(patsubst user/%.c,$(BUILD)/obj-fuzz/%.o,$(FUZZ_LIB_
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libcgward-fuzz.a | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS)
 
-$(BUILD) $(BUILD)/bpf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/fuzz:
+$(BUILD) $(BUILD)/bpf $(BUILD)/bpf-scalar $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/fuzz:
 	mkdir -p $@
 
 test-unit: $(UNIT_BINS)
@@ -252,8 +269,14 @@ test-vm: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 deps-kernels:
 	tests/vm/fetch-kernels
 
-test-kernels: all $(TEST_TOOLS) $(DEB)
+test-kernels: all $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/kernels
+
+# What make test runs in the VM: the suite on every kernel, the ASan subset on the default one.
+test-vm-kernels: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
+	tests/vm/selftest
+	tests/vm/kernels
+	tests/vm/run --timeout 600 -- tests/integration/run-asan
 
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all
@@ -272,7 +295,7 @@ test-leaks: $(BUILD)/cgward-dynamic
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
 test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
-	test-deb test-vm
+	test-deb test-vm-kernels
 
 demo: all
 	tests/demo

@@ -41,8 +41,9 @@ static __always_inline bool step_up(struct walk_pos *pos)
  * The nearest root decides, so the most specific path wins. A negative
  * dentry (a name being created) has no identity of its own.
  */
-__noinline int walk_step(struct walk_state *state)
+__noinline int walk_step(WALK_PARAMS)
 {
+	WALK_STATE(state);
 	struct cgward_root_key key;
 	struct cgward_root_value *root;
 	struct dentry *dentry;
@@ -93,8 +94,9 @@ __noinline int walk_step(struct walk_state *state)
  * the task itself sees (in a chroot or a container too). Offsets are masked
  * so that the verifier sees every access in bounds.
  */
-__noinline int name_step(struct name_state *state, struct event_scratch *scratch)
+__noinline int name_step(NAME_PARAMS)
 {
+	NAME_STATE(state, scratch);
 	struct dentry *dentry;
 	const unsigned char *name;
 	__u32 len;
@@ -140,22 +142,24 @@ __noinline int name_step(struct name_state *state, struct event_scratch *scratch
 }
 
 /* Walks up from state->pos until a root or the top decides; state->result says what. */
-__noinline int walk_path(struct walk_state *state)
+__noinline int walk_path(WALK_PARAMS)
 {
 	for (int depth = 0; depth < CGWARD_MAX_DEPTH; depth++) {
-		if (walk_step(state) == WALK_DONE)
+		if (walk_step(WALK_ARGS) == WALK_DONE)
 			return 0;
 	}
 	return 0;
 }
 
 /* Names state->pos in scratch->reversed; NAME_TRUNCATED when the name is cut short. */
-__noinline int name_path(struct name_state *state, struct event_scratch *scratch)
+__noinline int name_path(NAME_PARAMS)
 {
+	NAME_STATE(state, scratch);
+
 	if (!state)
 		return 0;
 	for (int depth = 0; depth < CGWARD_MAX_DEPTH; depth++) {
-		if (name_step(state, scratch) == WALK_DONE)
+		if (name_step(NAME_ARGS) == WALK_DONE)
 			return 0;
 	}
 	state->flags |= NAME_TRUNCATED;

@@ -92,9 +92,7 @@ struct name_state {
 #define WALK_ON	  0
 #define WALK_DONE 1
 
-/* decision.bpf.c */
-extern int walk_path(struct walk_state *state);
-extern int name_path(struct name_state *state, struct event_scratch *scratch);
+#include "walk_args.bpf.h"
 
 /* The struct mount around a vfsmount, where the mount tree links are; 0 for none. */
 static __always_inline __u64 walk_mount(struct vfsmount *vfsmnt)
@@ -135,7 +133,7 @@ static __always_inline void walk_to_root(__u32 policy_id, const struct write_tar
 	    .result = {.reason = CGWARD_REASON_TOO_DEEP, .policy_id = policy_id},
 	};
 
-	walk_path(&state);
+	walk_path_on(&state);
 	*result = state.result;
 }
 
@@ -160,7 +158,7 @@ static __always_inline __u32 reverse_path(struct event_scratch *scratch,
 	    .start = CGWARD_PATH_MAX,
 	};
 
-	name_path(&state, scratch);
+	name_path_on(&state, scratch);
 	*flags = state.flags;
 	if (state.start == CGWARD_PATH_MAX)
 		scratch->reversed[--state.start] = '/';

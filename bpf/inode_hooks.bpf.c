@@ -24,6 +24,13 @@ static __always_inline int decide_inode(__u16 op, struct dentry *dentry)
 }
 
 /*
+ * Set by the loader where path_chown cannot be attached (before 6.1, the
+ * verifier refuses hooks that take a struct, kuid_t, by value): then this
+ * hook judges owner changes too. Only chown(2) changes an owner.
+ */
+const volatile bool setattr_judges_owner = false;
+
+/*
  * Only a change of times alone is utimes: the kernel's own time updates on
  * truncate and write come with ATTR_SIZE or the privilege-dropping bits, and
  * the path hooks have already judged chmod, chown and truncate.
@@ -31,9 +38,11 @@ static __always_inline int decide_inode(__u16 op, struct dentry *dentry)
 static __always_inline int decide_setattr(struct dentry *dentry, struct iattr *attr)
 {
 	unsigned int valid = BPF_CORE_READ(attr, ia_valid);
+	bool owner = setattr_judges_owner && (valid & (ATTR_UID | ATTR_GID));
+	bool times_alone = (valid & (ATTR_ATIME | ATTR_MTIME)) &&
+			   !(valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE));
 
-	if (!(valid & (ATTR_ATIME | ATTR_MTIME)) ||
-	    (valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE)))
+	if (!owner && !times_alone)
 		return 0;
 	return decide_inode(CGWARD_OP_SETATTR, dentry);
 }
@@ -68,6 +77,27 @@ int BPF_PROG(inode_setxattr, void *idmap, struct dentry *dentry, const char *nam
 
 SEC("lsm/inode_removexattr")
 int BPF_PROG(inode_removexattr, void *idmap, struct dentry *dentry, const char *name, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_inode(CGWARD_OP_REMOVEXATTR, dentry);
+}
+
+/*
+ * Before 5.12 the xattr hooks have no leading user namespace; declaring
+ * one is refused (EACCES: the program would read past the arguments).
+ */
+SEC("lsm/inode_setxattr")
+int BPF_PROG(inode_setxattr_unmapped, struct dentry *dentry, const char *name, const void *value,
+	     size_t size, int flags, int ret)
+{
+	if (ret)
+		return ret;
+	return decide_inode(CGWARD_OP_SETXATTR, dentry);
+}
+
+SEC("lsm/inode_removexattr")
+int BPF_PROG(inode_removexattr_unmapped, struct dentry *dentry, const char *name, int ret)
 {
 	if (ret)
 		return ret;

@@ -55,6 +55,34 @@
 
 #define OVERLAYFS_SUPER_MAGIC 0x794c7630
 
+#ifdef CGWARD_SCALAR_WALK_ARGS
+/*
+ * The object for kernels before 5.13 (walk_args.bpf.h): task storage and
+ * bpf_get_current_task_btf() reach LSM programs only in 5.11, so overlayfs'
+ * own work is not recognized there, and copy-ups inside a root are denied
+ * (closed, not open).
+ */
+/*
+ * The skeleton is the other object's, so the map keeps its name here, as a
+ * map type 5.10 knows; nothing uses it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, __u64);
+} overlay_operations SEC(".maps") __weak;
+
+static __always_inline void overlay_note_operation(struct dentry *path, struct dentry *target)
+{
+}
+
+static __always_inline bool overlay_own_work(struct dentry *path, struct dentry *target)
+{
+	return false;
+}
+#else
+
 struct overlay_operation {
 	__u64 overlay_sb; /* struct super_block * of the overlay last written through */
 };
@@ -133,5 +161,6 @@ static __always_inline bool overlay_own_work(struct dentry *path, struct dentry 
 	return BPF_CORE_READ(path, d_sb) == upper &&
 	       (!target || BPF_CORE_READ(target, d_sb) == upper);
 }
+#endif /* CGWARD_SCALAR_WALK_ARGS */
 
 #endif

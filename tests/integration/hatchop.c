@@ -20,6 +20,7 @@
 #include <linux/mount.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -64,11 +65,21 @@ static int fsmount_tmpfs(const char *dst)
 	return ret;
 }
 
+/*
+ * Before 5.11 a map is charged to its user's RLIMIT_MEMLOCK, which the
+ * pinned plane's maps already exceed for root: lifted as libbpf does, so
+ * that only the LSM can refuse.
+ */
 static int bpf_map_create(void)
 {
 	union bpf_attr attr = {
 	    .map_type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 4, .max_entries = 1};
-	int fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
+	int fd;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &unlimited) != 0)
+		return SETUP_FAILED;
+	fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
 
 	if (fd < 0)
 		return -1;

@@ -93,7 +93,7 @@ test_rename_exchange_across_the_boundary_is_denied() {
 	expect_content "$O/b" b
 	expect_content "$W/a" c
 	expect_content "$W/c" a
-	expect_denies "rename $W/a $O/b"
+	expect_denies "$(exchange_denied "$W/a" "$O/b")"
 }
 
 test_truncate_by_path_outside_is_denied_inside_allowed() {
@@ -105,6 +105,8 @@ test_truncate_by_path_outside_is_denied_inside_allowed() {
 	expect_denies "truncate $O/f"
 }
 
+# Before 6.1 chown is judged by inode_setattr (path_chown cannot be attached),
+# which names the path through the working directory's mount, as utimes does.
 test_chmod_and_chown_outside_are_denied_as_setattr() {
 	echo x >"$O/f"
 	echo x >"$W/f"
@@ -112,8 +114,8 @@ test_chmod_and_chown_outside_are_denied_as_setattr() {
 	echo x >"$O/g"
 	echo x >"$W/g"
 	chown 1234:1234 "$O/g" "$W/g"
-	expect "$(lines EPERM ok EPERM ok)" cgx --root "$W" -- \
-		sh -c "$FSOP chmod $O/f; $FSOP chmod $W/f; $FSOP chown $O/g; $FSOP chown $W/g"
+	(cd "$W" && expect "$(lines EPERM ok EPERM ok)" cgx --root "$W" -- \
+		sh -c "$FSOP chmod $O/f; $FSOP chmod $W/f; $FSOP chown $O/g; $FSOP chown $W/g")
 	[ "$(stat -c %a "$O/f")" = 644 ] || fail "$O/f mode changed"
 	[ "$(stat -c %a "$W/f")" = 600 ] || fail "$W/f mode unchanged"
 	[ "$(stat -c %u:%g "$O/g")" = 1234:1234 ] || fail "$O/g owner changed"
@@ -239,7 +241,7 @@ test_read_only_directory_itself_cannot_be_removed_or_renamed() {
 	expect_denies "rmdir $W/ro" \
 		"rename $W/ro $W/moved" \
 		"rename $W/empty $W/ro" \
-		"rename $W/other $W/ro"
+		"$(exchange_denied "$W/other" "$W/ro")"
 	expect_events 4 ".reason == \"read_only\" and .root == \"$W/ro\""
 }
 

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/utsname.h>
 
 #include "cgroup.h"
@@ -17,7 +18,9 @@ static const char usage[] =
     "Usage: cgward doctor\n"
     "Check that this kernel can enforce write roots: BPF LSM active, kernel BTF,\n"
     "the BPF ring buffer and helpers the programs call (Linux 5.8+), cgroup2\n"
-    "mounted, and a real load of cgward's BPF programs through the verifier.\n"
+    "mounted, and a real load of cgward's BPF programs through the verifier, with\n"
+    "its time, the optional hooks this kernel lacks with what stands in for them,\n"
+    "and what differs where a hook has an older signature.\n"
     "\n"
     "Exit status: 0 when enforcement works; 1 when it cannot, with the reason.\n";
 
@@ -57,10 +60,27 @@ static bool check_plane(void)
 	return ret == 0 || ret == -ENOENT;
 }
 
+static void report_hook_note(const char *prog, bool loaded, const char *note)
+{
+	char detail[256];
+
+	snprintf(detail, sizeof(detail), "%s%s: %s", prog, loaded ? "" : " not loaded", note);
+	report("hook", true, detail);
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
 static bool check_bpf(void)
 {
 	struct cgward_bpf *skel;
-	char err[8192];
+	struct timespec start;
+	char err[8192], detail[256];
 	bool ok;
 
 	ok = loader_probe(err, sizeof(err)) == 0;
@@ -71,11 +91,21 @@ static bool check_bpf(void)
 	report("features", ok, ok ? "BPF ring buffer and helpers present" : err);
 	if (!ok)
 		return false;
+	report("walks", true,
+	       loader_scalar_walks()
+		   ? "state through a per-CPU map (no pointer arguments to global functions "
+		     "before 5.13)"
+		   : "state by pointer to global functions (5.13+)");
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	ok = loader_load(&skel, err, sizeof(err)) == 0;
-	report("programs", ok, ok ? "cgward's BPF programs pass the verifier" : err);
-	if (ok)
-		loader_close(skel);
-	return ok && check_plane();
+	snprintf(detail, sizeof(detail), "cgward's BPF programs pass the verifier (load: %.2f s)",
+		 seconds_since(&start));
+	report("programs", ok, ok ? detail : err);
+	if (!ok)
+		return false;
+	loader_hook_notes(skel, report_hook_note);
+	loader_close(skel);
+	return check_plane();
 }
 
 int cmd_doctor(int argc, char **argv)

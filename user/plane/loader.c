@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgward.skel.h"
+#include "cgward_scalar.skel.h"
 #include "cgward_abi.h"
 #include "loader.h"
 
@@ -60,18 +62,46 @@ static bool lsm_list_has_bpf(const char *lsms)
 	return false;
 }
 
-/* Global BPF functions with pointer arguments (the path walks) arrived in 5.13. */
-static int check_kernel_version(char *err, size_t errlen)
+/* This kernel's version as major * 1000 + minor; 0 when unknown. */
+static unsigned int kernel_version(void)
 {
 	struct utsname uts;
 	unsigned int major, minor;
 
 	if (uname(&uts) || sscanf(uts.release, "%u.%u", &major, &minor) != 2)
-		return 0; /* the verifier will tell */
-	if (major > 5 || (major == 5 && minor >= 13))
 		return 0;
-	snprintf(err, errlen, "Linux %s is too old: cgward needs 5.13 or later", uts.release);
+	return major * 1000 + minor;
+}
+
+/* The ring buffer arrived in 5.8 (before it, see the README's plan for a perf buffer). */
+static int check_kernel_version(char *err, size_t errlen)
+{
+	unsigned int version = kernel_version();
+	struct utsname uts;
+
+	if (version == 0 || version >= 5008)
+		return 0; /* unknown: the verifier will tell */
+	uname(&uts);
+	snprintf(err, errlen, "Linux %s is too old: cgward needs 5.8 or later", uts.release);
 	return -EOPNOTSUPP;
+}
+
+/*
+ * Global functions take pointer arguments from 5.12 on; before, the walks
+ * pass their state through a per-CPU map (bpf/walk_args.bpf.h). 5.12 gets
+ * that object too: the other was never tried on it.
+ */
+bool loader_scalar_walks(void)
+{
+	unsigned int version = kernel_version();
+
+	return version != 0 && version < 5013;
+}
+
+const void *loader_object_bytes(size_t *size)
+{
+	return loader_scalar_walks() ? cgward_scalar_bpf__elf_bytes(size)
+				     : cgward_bpf__elf_bytes(size);
 }
 
 /*
@@ -88,7 +118,6 @@ int loader_probe_features(char *err, size_t errlen)
 	} helpers[] = {
 	    {BPF_FUNC_ringbuf_output, "bpf_ringbuf_output"},
 	    {BPF_FUNC_ktime_get_boot_ns, "bpf_ktime_get_boot_ns"},
-	    {BPF_FUNC_get_current_ancestor_cgroup_id, "bpf_get_current_ancestor_cgroup_id"},
 	};
 
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 0) {
@@ -203,36 +232,115 @@ static int kernel_function_arity(const struct btf *vmlinux, const char *name)
 }
 
 /*
- * Programs for hooks that differ within the kernels supported (5.13+): each
- * is loaded only where the kernel's hook has its number of arguments, so a
- * hook the kernel lacks loads none. inode_setattr gained a leading idmap in
- * 6.2; the POSIX ACL hooks are new in 6.2. Appended arguments need no
- * variant: a program declares only the leading ones it reads.
+ * Programs for hooks that differ within the kernels supported (5.8+): each
+ * is loaded only where the kernel's hook has its number of arguments (any,
+ * for -1) and the kernel is recent enough, so a hook the kernel lacks loads
+ * none. The xattr hooks gained a leading user namespace (an idmap from 6.3)
+ * in 5.12, inode_setattr in 6.2; the POSIX ACL hooks are new in 6.2; hooks
+ * that take a struct by value (path_chown's kuid_t) attach from 6.1.
+ * Appended arguments need no variant: a program declares only the leading
+ * ones it reads. The note says what stands in where a program is not loaded.
  */
+#define STRUCT_ARGS_VERSION 6001
+
 static const struct {
 	const char *hook; /* the kernel's bpf_lsm_<hook> */
 	int arity;
+	unsigned int min_version;
 	const char *prog;
+	const char *note;
 } hook_variants[] = {
-    {"bpf_lsm_inode_setattr", 2, "inode_setattr"},
-    {"bpf_lsm_inode_setattr", 3, "inode_setattr_idmapped"},
-    {"bpf_lsm_inode_set_acl", 4, "inode_set_acl"},
-    {"bpf_lsm_inode_remove_acl", 3, "inode_remove_acl"},
+    {"bpf_lsm_inode_setattr", 2, 0, "inode_setattr", NULL},
+    {"bpf_lsm_inode_setattr", 3, 0, "inode_setattr_idmapped", NULL},
+    {"bpf_lsm_inode_setxattr", 5, 0, "inode_setxattr_unmapped", NULL},
+    {"bpf_lsm_inode_setxattr", 6, 0, "inode_setxattr", NULL},
+    {"bpf_lsm_inode_removexattr", 2, 0, "inode_removexattr_unmapped", NULL},
+    {"bpf_lsm_inode_removexattr", 3, 0, "inode_removexattr", NULL},
+    {"bpf_lsm_inode_set_acl", 4, 0, "inode_set_acl",
+     "no such hook before 6.2: POSIX ACLs are set through setxattr, which inode_setxattr checks"},
+    {"bpf_lsm_inode_remove_acl", 3, 0, "inode_remove_acl",
+     "no such hook before 6.2: POSIX ACLs are removed through removexattr, which "
+     "inode_removexattr checks"},
+    {"bpf_lsm_path_chown", -1, STRUCT_ARGS_VERSION, "path_chown",
+     "hooks that take a struct by value attach from 6.1: inode_setattr judges chown instead, "
+     "on the mount guessed as for the other inode hooks"},
 };
 
 static void select_hook_variants(struct cgward_bpf *skel)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	unsigned int version = kernel_version();
+
+	for (size_t i = 0; i < sizeof(hook_variants) / sizeof(hook_variants[0]); i++) {
+		struct bpf_program *prog =
+		    bpf_object__find_program_by_name(skel->obj, hook_variants[i].prog);
+		int arity = vmlinux ? kernel_function_arity(vmlinux, hook_variants[i].hook) : -1;
+		bool matches = arity >= 0 &&
+			       (hook_variants[i].arity < 0 || arity == hook_variants[i].arity) &&
+			       (version == 0 || version >= hook_variants[i].min_version);
+
+		bpf_program__set_autoload(prog, matches);
+	}
+	/* Both objects have this one variable alone in .rodata: the skeleton's view fits either. */
+	skel->rodata->setattr_judges_owner = !bpf_program__autoload(skel->progs.path_chown);
+	btf__free(vmlinux);
+}
+
+/* Hooks whose older signature the same program fits, and what differs there. */
+static const struct {
+	const char *hook;
+	int arity;
+	const char *prog;
+	const char *note;
+} older_signatures[] = {
+    {"bpf_lsm_path_rename", 4, "path_rename",
+     "no flags argument before 5.19: RENAME_EXCHANGE calls the hook once per direction, and "
+     "both ends are judged either way"},
+};
+
+void loader_hook_notes(struct cgward_bpf *skel,
+		       void (*visit)(const char *prog, bool loaded, const char *note))
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 
 	for (size_t i = 0; i < sizeof(hook_variants) / sizeof(hook_variants[0]); i++) {
 		struct bpf_program *prog =
 		    bpf_object__find_program_by_name(skel->obj, hook_variants[i].prog);
-		bool matches = vmlinux && kernel_function_arity(vmlinux, hook_variants[i].hook) ==
-					      hook_variants[i].arity;
 
-		bpf_program__set_autoload(prog, matches);
+		if (hook_variants[i].note && !bpf_program__autoload(prog))
+			visit(hook_variants[i].prog, false, hook_variants[i].note);
+	}
+	for (size_t i = 0; vmlinux && i < sizeof(older_signatures) / sizeof(older_signatures[0]);
+	     i++) {
+		if (kernel_function_arity(vmlinux, older_signatures[i].hook) ==
+		    older_signatures[i].arity)
+			visit(older_signatures[i].prog, true, older_signatures[i].note);
 	}
 	btf__free(vmlinux);
+}
+
+/*
+ * The skeleton of the pointer-argument object serves both: they are built
+ * from the same sources, so every map and program it names is in each.
+ */
+static struct cgward_bpf *open_object(void)
+{
+	struct cgward_bpf *skel = calloc(1, sizeof(*skel));
+	int ret;
+
+	if (!skel)
+		return NULL;
+	ret = cgward_bpf__create_skeleton(skel);
+	if (!ret) {
+		skel->skeleton->data = (void *)loader_object_bytes(&skel->skeleton->data_sz);
+		ret = bpf_object__open_skeleton(skel->skeleton, NULL);
+	}
+	if (ret) {
+		cgward_bpf__destroy(skel);
+		errno = -ret;
+		return NULL;
+	}
+	return skel;
 }
 
 /* Opens the object (no load) with the hook variants this kernel needs. */
@@ -240,7 +348,7 @@ int loader_open(struct cgward_bpf **skel, char *err, size_t errlen)
 {
 	libbpf_set_print(keep_libbpf_warnings);
 	libbpf_log_len = 0;
-	*skel = cgward_bpf__open();
+	*skel = open_object();
 	if (!*skel) {
 		int ret = -errno;
 
