@@ -37,6 +37,11 @@ tools_overlay() {
 }
 
 test_real_tools_work_inside_a_root_on_overlayfs_with_private_tmp() {
+	if [ "$OVERLAY_RECOGNIZED" != yes ]; then
+		# t_overlay.sh asserts that such copy-ups are denied.
+		echo "overlayfs' own writes not recognized on this kernel (cgward doctor): skipped"
+		return 0
+	fi
 	tools_overlay
 	# shellcheck disable=SC2016 # expanded by the confined shell
 	expect "$(lines hello make ok sort 1 '[1, 4, 9]' tar extracted git ok sqlite 1 \
@@ -79,8 +84,8 @@ test_real_tools_outside_the_root_on_the_same_overlay_are_denied() {
 		tool ld gcc -o "$2/hello" hello.c
 		tool cp make -s -C "$2"
 		tool mktemp mktemp -p "$2"
-		seq 300000 -1 1 >big
-		tool sort sort -n -S 1M -o "$2/sorted" big
+		seq 300000 -1 1 >/tmp/big
+		tool sort sort -n -S 1M -o "$2/sorted" /tmp/big
 		tool python3 python3 -c "import sys, tempfile; tempfile.mkstemp(dir=sys.argv[1])" "$2"
 		tool tar tar xf archive.tar -C "$2"
 		tool git git init -q "$2/repo"

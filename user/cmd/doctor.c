@@ -20,7 +20,8 @@ static const char usage[] =
     "the BPF ring buffer and helpers the programs call (Linux 5.8+), cgroup2\n"
     "mounted, and a real load of cgward's BPF programs through the verifier, with\n"
     "its time, the optional hooks this kernel lacks with what stands in for them,\n"
-    "and what differs where a hook has an older signature.\n"
+    "what differs where a hook has an older signature, and whether overlayfs'\n"
+    "own writes (copy-up) are recognized.\n"
     "\n"
     "Exit status: 0 when enforcement works; 1 when it cannot, with the reason.\n";
 
@@ -68,6 +69,22 @@ static void report_hook_note(const char *prog, bool loaded, const char *note)
 	report("hook", true, detail);
 }
 
+/* Closed either way; the line says whether copy-ups inside a root work. */
+static void report_overlay(void)
+{
+	char detail[256];
+	const char *why;
+
+	if (loader_overlay_recognized(&why))
+		snprintf(detail, sizeof(detail),
+			 "recognized: copy-ups and overlayfs' own writes inside a root work");
+	else
+		snprintf(detail, sizeof(detail),
+			 "not recognized (%s): writes inside a root that need a copy-up are denied",
+			 why);
+	report("overlayfs", true, detail);
+}
+
 static double seconds_since(const struct timespec *start)
 {
 	struct timespec now;
@@ -105,6 +122,7 @@ static bool check_bpf(void)
 		return false;
 	loader_hook_notes(skel, report_hook_note);
 	loader_close(skel);
+	report_overlay();
 	return check_plane();
 }
 

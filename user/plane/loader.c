@@ -98,6 +98,33 @@ bool loader_scalar_walks(void)
 	return version != 0 && version < 5013;
 }
 
+/*
+ * bpf/overlay.bpf.h recognizes overlayfs' own writes where the programs
+ * can read struct ovl_fs: its BTF is in vmlinux, or in the overlay module's
+ * (5.11+, the module loaded), and the object is not the scalar one (task
+ * storage reaches LSM programs in 5.11).
+ */
+bool loader_overlay_recognized(const char **why)
+{
+	struct btf *vmlinux, *module = NULL;
+	bool found;
+
+	if (loader_scalar_walks()) {
+		*why = "task storage and bpf_get_current_task_btf() reach LSM programs in 5.11";
+		return false;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	found = vmlinux && btf__find_by_name_kind(vmlinux, "ovl_fs", BTF_KIND_STRUCT) >= 0;
+	if (vmlinux && !found) {
+		module = btf__load_module_btf("overlay", vmlinux);
+		found = module && btf__find_by_name_kind(module, "ovl_fs", BTF_KIND_STRUCT) >= 0;
+	}
+	btf__free(module);
+	btf__free(vmlinux);
+	*why = found ? "" : "no BTF for overlayfs (its module not loaded when the programs are)";
+	return found;
+}
+
 const void *loader_object_bytes(size_t *size)
 {
 	return loader_scalar_walks() ? cgward_scalar_bpf__elf_bytes(size)

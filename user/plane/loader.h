@@ -27,6 +27,9 @@ int loader_probe_features(char *err, size_t errlen);
 bool loader_scalar_walks(void);
 const void *loader_object_bytes(size_t *size);
 
+/* Whether the programs recognize overlayfs' own writes here; if not, why. */
+bool loader_overlay_recognized(const char **why);
+
 /* Opens the object (nothing loaded yet) with the hook variants this kernel needs. */
 int loader_open(struct cgward_bpf **skel, char *err, size_t errlen);
 
