@@ -132,9 +132,6 @@ expect_deny() {
 		"$EV" >/dev/null || fail "event fields: $(cat "$EV")"
 }
 
-# expect_denies 'OP PATH [TARGET]'...: EV holds exactly these deny events, in
-# any order, each with every field of the event format (TARGET: the second
-# path of rename and link). One jq run: it costs half a second in the VM.
 # The deny line of RENAME_EXCHANGE of $1 and $2. Before 5.19 the kernel checks
 # an exchange as two renames, the reverse one first, whose deny names the
 # ends the other way round.
@@ -146,6 +143,9 @@ exchange_denied() {
 	fi
 }
 
+# expect_denies 'OP PATH [TARGET]'...: EV holds exactly these deny events, in
+# any order, each with every field of the event format (TARGET: the second
+# path of rename and link). One jq run: it costs half a second in the VM.
 expect_denies() {
 	local want got
 	want=$(printf '%s\n' "$@" | sort)
