@@ -24,6 +24,7 @@
 #include "agent.h"
 #include "cgroup.h"
 #include "container_meta.h"
+#include "cri_client.h"
 #include "event_socket.h"
 #include "event_stream.h"
 #include "events.h"
@@ -44,6 +45,7 @@ struct agent_options {
 	const char *bpffs;
 	const char *metrics_address; /* --metrics ADDR:PORT, or NULL: not served */
 	const char *bundle_dirs[16]; /* --bundles DIR..., or the CRI runtimes' defaults */
+	const char *cri_socket;	     /* --cri-socket PATH: pods' labels */
 	size_t n_bundle_dirs;
 	bool unload;
 	bool force;
@@ -77,7 +79,7 @@ struct agent {
 
 static const char usage[] =
     "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
-    "                    [--metrics [ADDR:]PORT] [--bundles DIR]...\n"
+    "                    [--metrics [ADDR:]PORT] [--bundles DIR]... [--cri-socket PATH]\n"
     "       cgward agent --unload [--force] [--bpffs DIR]\n"
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
@@ -106,6 +108,11 @@ static const char usage[] =
     "                     names Kubernetes containers for the kubernetes selector\n"
     "                     and events; may repeat (default " CONTAINERD_BUNDLES "\n"
     "                     and " CRIO_BUNDLES ")\n"
+    "      --cri-socket PATH\n"
+    "                     the CRI runtime's socket, asked for pods' labels and\n"
+    "                     annotations (PodSandboxStatus) when a rule selects by\n"
+    "                     them and the bundle does not carry them (containerd's);\n"
+    "                     default " CRI_DEFAULT_SOCKET "\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
@@ -113,7 +120,16 @@ static const char usage[] =
     "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement (or the\n"
     "metrics endpoint) could not be set up.\n";
 
-enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD, OPT_FORCE, OPT_METRICS, OPT_BUNDLES };
+enum {
+	OPT_EVENTS = 256,
+	OPT_SOCKET,
+	OPT_BPFFS,
+	OPT_UNLOAD,
+	OPT_FORCE,
+	OPT_METRICS,
+	OPT_BUNDLES,
+	OPT_CRI_SOCKET
+};
 
 static const struct option long_options[] = {
     {"policy", required_argument, NULL, 'p'},
@@ -124,6 +140,7 @@ static const struct option long_options[] = {
     {"force", no_argument, NULL, OPT_FORCE},
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"bundles", required_argument, NULL, OPT_BUNDLES},
+    {"cri-socket", required_argument, NULL, OPT_CRI_SOCKET},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -135,6 +152,7 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 
 	opt->bpffs = PLANE_DIR;
 	opt->socket_path = EVENT_SOCKET_PATH;
+	opt->cri_socket = CRI_DEFAULT_SOCKET;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:h", long_options, NULL)) != -1) {
 		switch (c) {
@@ -166,6 +184,9 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 				return -EINVAL;
 			}
 			opt->bundle_dirs[opt->n_bundle_dirs++] = optarg;
+			break;
+		case OPT_CRI_SOCKET:
+			opt->cri_socket = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -238,24 +259,28 @@ static int load_policy(const char *path, struct policy_set *set, char *first_err
 }
 
 /*
- * Pod labels come from CRI-O's bundles alone (container_meta.h): a policy
- * that selects by them where no bundle directory is CRI-O's would select
- * nothing, so it is refused instead.
+ * Pod labels come from CRI-O's bundles, or from the CRI runtime's socket
+ * (containerd's bundles carry none): a policy that selects by them with
+ * neither would select nothing, so it is refused instead.
  */
 static int check_label_source(const struct agent *a, const struct policy_set *set, char *err,
 			      size_t errlen)
 {
+	struct stat st;
+
 	for (size_t i = 0; i < set->n_rules; i++) {
 		if (!set->rules[i].kubernetes.pod_labels.n)
 			continue;
+		if (stat(a->opt.cri_socket, &st) == 0 && S_ISSOCK(st.st_mode))
+			return 0;
 		for (size_t d = 0; d < a->opt.n_bundle_dirs; d++) {
 			if (strstr(a->opt.bundle_dirs[d], "/containers/storage/"))
 				return 0;
 		}
 		snprintf(err, errlen,
-			 "%s: policy '%s' selects by pod_labels, which needs a label source: only "
-			 "CRI-O's bundles carry pod labels (--bundles " CRIO_BUNDLES ")",
-			 a->opt.policy_path, set->rules[i].name);
+			 "%s: policy '%s' selects by pod_labels, which needs a label source: no "
+			 "CRI socket at %s (--cri-socket), no CRI-O bundles (--bundles)",
+			 a->opt.policy_path, set->rules[i].name, a->opt.cri_socket);
 		return -EINVAL;
 	}
 	return 0;
@@ -569,6 +594,7 @@ static int set_up(struct agent *a)
 	a->tree.maps = &a->maps;
 	a->tree.bundle_dirs = a->opt.bundle_dirs;
 	a->tree.n_bundle_dirs = a->opt.n_bundle_dirs;
+	a->tree.cri_socket = a->opt.cri_socket;
 	{
 		struct stat st;
 

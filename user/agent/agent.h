@@ -48,7 +48,8 @@ struct agent_tree {
 	/* Where the CRI runtime keeps each container's bundle (container_meta.h). */
 	const char *const *bundle_dirs;
 	size_t n_bundle_dirs;
-	__u32 runtime_mnt_ns; /* the container runtime's mount namespace: the host's */
+	__u32 runtime_mnt_ns;	/* the container runtime's mount namespace: the host's */
+	const char *cri_socket; /* where pods' labels are asked for (cri_client.h) */
 };
 
 /*

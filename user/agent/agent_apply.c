@@ -14,9 +14,12 @@
 #include "cgroup.h"
 #include "cgward_abi.h"
 #include "container_meta.h"
+#include "cri_client.h"
 #include "pod_identity.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_ONLYDIR)
+/* A pod's labels are asked for while its container is being set up: not for long. */
+#define CRI_TIMEOUT_MS 2000
 
 /*
  * The test bpf/cgroup_inherit.bpf.c makes: "cgward-" and a digit, the shape
@@ -369,6 +372,14 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 					  &meta, err, sizeof(err));
 		have_meta = ret == 0;
 		if (ret && log_binds)
+			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
+		/* containerd's bundles do not carry the pod's labels: its CRI does. */
+		if (have_meta && !meta.sandbox && !meta.has_labels && meta.sandbox_id[0] &&
+		    (policy_needs_pod_labels(tree->set) ||
+		     policy_needs_pod_annotations(tree->set)) &&
+		    tree->cri_socket &&
+		    cri_pod_metadata(tree->cri_socket, meta.sandbox_id, CRI_TIMEOUT_MS, &meta, err,
+				     sizeof(err)))
 			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
 	}
 	if (in_pod || parent_rule == unresolved || policy_selects_kubernetes(tree->set))

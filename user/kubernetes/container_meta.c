@@ -24,6 +24,9 @@ static const char *const container_name_keys[] = {"io.kubernetes.cri.container-n
 static const char *const container_type_keys[] = {"io.kubernetes.cri.container-type",
 						  "io.kubernetes.cri-o.ContainerType"};
 
+static const char *const sandbox_id_keys[] = {"io.kubernetes.cri.sandbox-id",
+					      "io.kubernetes.cri-o.SandboxID"};
+
 #define N_KEYS 2
 
 static const char *annotation(json_t *annotations, const char *const keys[N_KEYS])
@@ -204,6 +207,7 @@ int container_meta_parse(const char *json, size_t len, struct container_meta *me
 	copy(meta->pod_name, sizeof(meta->pod_name), annotation(annotations, pod_name_keys));
 	copy(meta->container_name, sizeof(meta->container_name),
 	     annotation(annotations, container_name_keys));
+	copy(meta->sandbox_id, sizeof(meta->sandbox_id), annotation(annotations, sandbox_id_keys));
 	meta->sandbox = strcmp(type, "sandbox") == 0;
 	root = json_string_value(json_object_get(json_object_get(config, "root"), "path"));
 	copy(meta->root_path, sizeof(meta->root_path), root);
@@ -364,4 +368,5 @@ void container_meta_free(struct container_meta *meta)
 	free_pairs(meta->binds, meta->n_binds);
 	meta->labels = meta->annotations = meta->binds = NULL;
 	meta->n_labels = meta->n_annotations = meta->n_binds = 0;
+	meta->has_labels = false;
 }

@@ -21,6 +21,7 @@ struct container_meta {
 	char pod_name[254];
 	char pod_uid[64];
 	char container_name[254];
+	char sandbox_id[65];	  /* the pod's sandbox, as the CRI names it */
 	bool sandbox;		  /* the pod's sandbox (pause) container */
 	char root_path[PATH_MAX]; /* the container's root file system, on the node */
 	/* Pod labels and annotations, where the bundle carries them (CRI-O). */

@@ -1153,8 +1153,16 @@ bool policy_selects_kubernetes(const struct policy_set *set)
 bool policy_needs_pod_labels(const struct policy_set *set)
 {
 	for (size_t i = 0; i < set->n_rules; i++) {
-		if (set->rules[i].kubernetes.pod_labels.n ||
-		    set->rules[i].kubernetes.pod_annotations.n)
+		if (set->rules[i].kubernetes.pod_labels.n)
+			return true;
+	}
+	return false;
+}
+
+bool policy_needs_pod_annotations(const struct policy_set *set)
+{
+	for (size_t i = 0; i < set->n_rules; i++) {
+		if (set->rules[i].kubernetes.pod_annotations.n)
 			return true;
 	}
 	return false;

@@ -111,8 +111,9 @@ const struct policy_rule *policy_match_container(const struct policy_set *set,
 						 const char *cgroup_path,
 						 const struct container_meta *meta);
 
-/* Whether any rule has a kubernetes selector; and one that needs pod labels or annotations. */
+/* Whether any rule has a kubernetes selector; one with pod_labels; one with pod_annotations. */
 bool policy_selects_kubernetes(const struct policy_set *set);
 bool policy_needs_pod_labels(const struct policy_set *set);
+bool policy_needs_pod_annotations(const struct policy_set *set);
 
 #endif
