@@ -112,7 +112,8 @@ agent_start() {
 	(
 		echo $BASHPID >/sys/fs/cgroup/cgward-k8s-agent/cgroup.procs
 		exec "$CGWARD" agent --policy "$1" --events "$2" --socket "$K8S_WORK/events.sock" \
-			--bundles "$K8S_WORK/state/io.containerd.runtime.v2.task/k8s.io"
+			--bundles "$K8S_WORK/state/io.containerd.runtime.v2.task/k8s.io" \
+			--cri-socket "$CRI_SOCK"
 	) >"$K8S_WORK/agent.out" 2>"$K8S_WORK/agent.err" &
 	AGENT_PID=$!
 	if ! wait_for "$WAIT_S" grep -q 'agent: ready' "$K8S_WORK/agent.err"; then
