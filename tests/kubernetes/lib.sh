@@ -106,13 +106,13 @@ remove_pod() {
 	cri RemovePodSandbox "{\"pod_sandbox_id\":\"$1\"}" >/dev/null
 }
 
-# agent_start POLICY EVENTS: the agent in its own cgroup, until it says ready.
+# agent_start POLICY EVENTS [BUNDLES]: the agent in its own cgroup, until it says ready.
 agent_start() {
 	mkdir -p /sys/fs/cgroup/cgward-k8s-agent
 	(
 		echo $BASHPID >/sys/fs/cgroup/cgward-k8s-agent/cgroup.procs
 		exec "$CGWARD" agent --policy "$1" --events "$2" --socket "$K8S_WORK/events.sock" \
-			--bundles "$K8S_WORK/state/io.containerd.runtime.v2.task/k8s.io" \
+			--bundles "${3:-$K8S_WORK/state/io.containerd.runtime.v2.task/k8s.io}" \
 			--cri-socket "$CRI_SOCK"
 	) >"$K8S_WORK/agent.out" 2>"$K8S_WORK/agent.err" &
 	AGENT_PID=$!

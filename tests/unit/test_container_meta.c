@@ -197,12 +197,12 @@ static void test_bad_kubernetes_selectors(void **state)
  * {o: p}}, info: {x: y}}, encoded by hand as containerd sends it.
  */
 static const unsigned char sandbox_status[] = {
-    0x0a, 26,				  /* status, 26 bytes */
-    0x0a, 2,	'a', 'b',		  /* id */
-    0x18, 0x00,				  /* state: SANDBOX_READY (a varint) */
-    0x3a, 10,	0x0a, 3, 'a', 'p', 'p', 0x12, 3, 'w', 'e', 'b', /* labels entry */
-    0x42, 6,	0x0a, 1, 'o', 0x12, 1, 'p',			  /* annotations entry */
-    0x12, 6,	0x0a, 1, 'x', 0x12, 1, 'y',			  /* info, ignored */
+    0x0a, 26,		   /* status, 26 bytes */
+    0x0a, 2,	'a',  'b', /* id */
+    0x18, 0x00,		   /* state: SANDBOX_READY (a varint) */
+    0x3a, 10,	0x0a, 3,   'a', 'p',  'p', 0x12, 3, 'w', 'e', 'b', /* labels entry */
+    0x42, 6,	0x0a, 1,   'o', 0x12, 1,   'p',			   /* annotations entry */
+    0x12, 6,	0x0a, 1,   'x', 0x12, 1,   'y',			   /* info, ignored */
 };
 
 static void test_cri_sandbox_status(void **state)

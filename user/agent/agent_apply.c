@@ -2,6 +2,7 @@
 /* The cgroup tree to policy ids: which rule applies to each cgroup, bound as it appears. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,28 @@ static bool is_kubepods_root(const char *path)
 	len = strlen(name);
 	return strcmp(name, "kubepods") == 0 || strcmp(name, "kubepods.slice") == 0 ||
 	       (len > 15 && strcmp(name + len - 15, "-kubepods.slice") == 0);
+}
+
+/* Whether the path is a kubelet's top cgroup or below one (QoS classes, pods, containers). */
+static bool under_kubepods(const char *path)
+{
+	char component[NAME_MAX + 1];
+
+	for (const char *c = path; *c;) {
+		size_t len;
+
+		while (*c == '/')
+			c++;
+		len = strcspn(c, "/");
+		if (len && len <= NAME_MAX) {
+			memcpy(component, c, len);
+			component[len] = '\0';
+			if (is_kubepods_root(component))
+				return true;
+		}
+		c += len;
+	}
+	return false;
 }
 
 int agent_pod_rule(const struct policy_set *set, const char *path, int parent_rule, bool container,
@@ -403,8 +426,12 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 		struct cgward_cgroup_policy policy = {.policy_id = tree->first_id + (__u32)rule,
 						      .flags = r ? rule_flags(r) : 0};
 
-		/* A pod's containers are confined from their workload's exec on. */
-		if (in_pod) {
+		/*
+		 * A pod's containers are confined from their workload's exec on;
+		 * the kubelet's cgroups above them too, so that a pod's cgroup
+		 * made before the agent saw it inherits that in the kernel.
+		 */
+		if (in_pod || under_kubepods(path)) {
 			policy.flags |= CGWARD_POLICY_FROM_EXEC;
 			policy.runtime_mnt_ns = tree->runtime_mnt_ns;
 		}

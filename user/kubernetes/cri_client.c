@@ -13,8 +13,8 @@
 #include <sys/un.h>
 #include <nghttp2/nghttp2.h>
 
-#define CRI_PATH     "/runtime.v1.RuntimeService/PodSandboxStatus"
-#define REPLY_MAX    (1024 * 1024)
+#define CRI_PATH       "/runtime.v1.RuntimeService/PodSandboxStatus"
+#define REPLY_MAX      (1024 * 1024)
 #define SANDBOX_ID_MAX 128
 
 /* Protobuf wire types. */
@@ -171,8 +171,8 @@ struct call {
 	char grpc_message[128];
 };
 
-static ssize_t send_bytes(nghttp2_session *session, const uint8_t *data, size_t len,
-				int flags, void *arg)
+static ssize_t send_bytes(nghttp2_session *session, const uint8_t *data, size_t len, int flags,
+			  void *arg)
 {
 	struct call *call = arg;
 	ssize_t n = send(call->fd, data, len, MSG_NOSIGNAL);
@@ -181,7 +181,7 @@ static ssize_t send_bytes(nghttp2_session *session, const uint8_t *data, size_t 
 	(void)flags;
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? NGHTTP2_ERR_WOULDBLOCK
-							     : NGHTTP2_ERR_CALLBACK_FAILURE;
+							       : NGHTTP2_ERR_CALLBACK_FAILURE;
 	return n;
 }
 
@@ -237,8 +237,7 @@ static int on_close(nghttp2_session *session, int32_t stream_id, uint32_t error_
 }
 
 static ssize_t read_request(nghttp2_session *session, int32_t stream_id, uint8_t *buf,
-				  size_t length, uint32_t *flags, nghttp2_data_source *source,
-				  void *arg)
+			    size_t length, uint32_t *flags, nghttp2_data_source *source, void *arg)
 {
 	struct call *call = arg;
 	size_t n = call->request_len - call->request_sent;
@@ -327,7 +326,7 @@ int cri_pod_metadata(const char *socket_path, const char *sandbox_id, int timeou
 	nghttp2_session *session = NULL;
 	nghttp2_data_provider provider = {.read_callback = read_request};
 	const nghttp2_nv headers[] = {
-#define NV(n, v)                                                                                   \
+#define NV(n, v) \
 	{(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1, NGHTTP2_NV_FLAG_NONE}
 	    NV(":method", "POST"),
 	    NV(":scheme", "http"),
@@ -343,7 +342,8 @@ int cri_pod_metadata(const char *socket_path, const char *sandbox_id, int timeou
 		snprintf(err, errlen, "bad sandbox id");
 		return -EINVAL;
 	}
-	/* The gRPC frame: not compressed, length, then PodSandboxStatusRequest{pod_sandbox_id = 1}. */
+	/* The gRPC frame: not compressed, length, then PodSandboxStatusRequest{pod_sandbox_id = 1}.
+	 */
 	body = 2 + id_len;
 	call.request[0] = 0;
 	call.request[1] = call.request[2] = call.request[3] = 0;
@@ -369,9 +369,8 @@ int cri_pod_metadata(const char *socket_path, const char *sandbox_id, int timeou
 	if (ret == 0 && nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, NULL, 0) != 0)
 		ret = -EIO;
 	if (ret == 0) {
-		call.stream_id = nghttp2_submit_request(session, NULL, headers,
-							 sizeof(headers) / sizeof(*headers),
-							 &provider, NULL);
+		call.stream_id = nghttp2_submit_request(
+		    session, NULL, headers, sizeof(headers) / sizeof(*headers), &provider, NULL);
 		if (call.stream_id < 0)
 			ret = -EIO;
 	}
