@@ -53,7 +53,9 @@ try {
     console.error(`cri: no method ${method}`);
     process.exit(2);
   } else reply = await call(method, args[0] ? JSON.parse(args[0]) : {});
-  console.log(JSON.stringify(reply));
+  // bytes fields (ExecSync's stdout, stderr) as text; a Buffer reaches the replacer as its toJSON().
+  const text = (k, v) => (v && v.type === 'Buffer' && Array.isArray(v.data) ? Buffer.from(v.data).toString() : v);
+  console.log(JSON.stringify(reply, text));
   process.exit(0);
 } catch (err) {
   console.error(`cri: ${method}: ${err.message}`);
