@@ -9,13 +9,14 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	libjansson-dev libevent-dev pkg-config make gcc
+	libjansson-dev libevent-dev libnghttp2-dev pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 # dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
+# containerd (its CRI plugin) and runc: make test-kubernetes runs pods with them in the VM.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
-	prometheus curl mandoc dpkg-dev lintian git sqlite3 python3
+	prometheus curl mandoc dpkg-dev lintian git sqlite3 python3 containerd runc
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
@@ -35,7 +36,7 @@ USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
 CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
 	-Ibpf $(USER_INCS)
-LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -levent_extra -levent_core -lpthread
+LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lnghttp2 -levent_extra -levent_core -lpthread
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -67,7 +68,7 @@ FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS)
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
 	test-deb \
-	deps-kernels test-kernels test-vm-kernels test-stress build-bench
+	deps-kernels test-kernels test-vm-kernels test-stress build-bench test-kubernetes
 
 all: $(BUILD)/cgward
 
@@ -86,20 +87,32 @@ help:
 	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
 	@echo 'make test-kernels      the integration suite on 5.10, 6.1 and 6.12 (make deps-kernels fetches 5.10, 6.12)'
 	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
+	@echo 'make test-kubernetes   pods through containerd's CRI in the VM, confined by the agent'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
 	@echo 'make fuzz-regress      run each fuzz target once over its committed corpus'
 	@echo 'make vmlinux           regenerate vmlinux/vmlinux.h from this kernel'
 	@echo 'make format            clang-format every C file'
 
-# prometheus's postinst enables and starts a server on :9090 under systemd: the
-# tests need no host server, so a running one is stopped and disabled (without
-# systemd as init, is-active fails and nothing runs). make test runs the suite on
-# bullseye's and trixie's kernels too: deps fetches them.
+# prometheus's and containerd's postinst enable and start a daemon under
+# systemd: the tests need neither on the host (make test-kubernetes runs its own
+# containerd in the VM), so a running one is stopped and disabled (without
+# systemd as init, is-active fails and nothing runs). Without systemd,
+# invoke-rc.d would start containerd's init script: a policy-rc.d that forbids
+# starting services is put in place for the install unless one exists. make
+# test runs the suite on bullseye's and trixie's kernels too: deps fetches them.
 deps:
 	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
-	if systemctl is-active -q prometheus 2>/dev/null; then systemctl disable --now prometheus; fi
+	if [ -e /usr/sbin/policy-rc.d ]; then \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES); \
+	else \
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES); \
+		status=$$?; rm -f /usr/sbin/policy-rc.d; exit $$status; \
+	fi
+	for daemon in prometheus containerd; do \
+		if systemctl is-active -q $$daemon 2>/dev/null; then systemctl disable --now $$daemon; fi; \
+	done
 	tests/vm/fetch-kernels
 
 deps-build:
@@ -277,6 +290,11 @@ test-vm-kernels: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) 
 	tests/vm/selftest
 	tests/vm/kernels
 	tests/vm/run --timeout 600 -- tests/integration/run-asan
+
+# Debian's containerd and runc in the VM, pods made through CRI by tests/kubernetes/cri.mjs
+# (npm's @grpc/grpc-js), confined by the agent; not part of make test (the caller decides).
+test-kubernetes: all
+	tests/kubernetes/run
 
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all

@@ -73,5 +73,6 @@ int BPF_PROG(cgroup_rmdir, struct cgroup *cgrp, const char *path)
 		return 0;
 	id = BPF_CORE_READ(cgrp, kn, id);
 	bpf_map_delete_elem(&cgroup_policy, &id);
+	bpf_map_delete_elem(&container_started, &id);
 	return 0;
 }

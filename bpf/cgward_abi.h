@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it.
  */
-#define CGWARD_ABI_VERSION 3
+#define CGWARD_ABI_VERSION 4
 
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16
@@ -83,7 +83,12 @@ struct cgward_cgroup_policy {
 	 * allow a write too (the intersection); 0 for none.
 	 */
 	__u32 mandatory_id;
-	__u32 unused;
+	/*
+	 * Under CGWARD_POLICY_FROM_EXEC: the container runtime's mount
+	 * namespace (its inode number), where runc's own exec of itself
+	 * happens; the workload's exec happens in the container's.
+	 */
+	__u32 runtime_mnt_ns;
 };
 
 /*
@@ -111,6 +116,14 @@ struct cgward_cgroup_policy {
  * to an abstract socket created outside the boundary, is denied.
  */
 #define CGWARD_POLICY_NO_UNIX_OUTSIDE (1U << 4)
+/*
+ * A container's cgroup: the policy holds from the first exec in it made
+ * outside runtime_mnt_ns (the workload's, where runc applies AppArmor), so
+ * that runc init's own set-up in the cgroup (mounts, files under the
+ * runtime's state directory, its exec of a copy of itself) is not judged.
+ * container_started records that exec.
+ */
+#define CGWARD_POLICY_FROM_EXEC (1U << 5)
 
 /*
  * A root is a directory identity, not a path string: the kernel's dev_t of its

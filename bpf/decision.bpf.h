@@ -283,11 +283,21 @@ static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 c
 	report_send(scratch, policy);
 }
 
-/* The calling task's policy, or NULL (the fast path) when its cgroup has none. */
+/*
+ * The calling task's policy, or NULL (the fast path) when its cgroup has
+ * none, or when it is a container's whose workload has not started yet: the
+ * runtime is still setting the container up (CGWARD_POLICY_FROM_EXEC).
+ */
 static __always_inline struct cgward_cgroup_policy *current_policy(__u64 *cgroup_id)
 {
+	struct cgward_cgroup_policy *policy;
+
 	*cgroup_id = bpf_get_current_cgroup_id();
-	return bpf_map_lookup_elem(&cgroup_policy, cgroup_id);
+	policy = bpf_map_lookup_elem(&cgroup_policy, cgroup_id);
+	if (policy && (policy->flags & CGWARD_POLICY_FROM_EXEC) &&
+	    !bpf_map_lookup_elem(&container_started, cgroup_id))
+		return NULL;
+	return policy;
 }
 
 /* What a hook returns for an operation the policy denies: audit reports and allows. */

@@ -30,6 +30,20 @@ struct {
 } write_roots SEC(".maps") __weak;
 
 /*
+ * cgroup id -> boot time of the exec that started its workload, for the
+ * cgroups bound under CGWARD_POLICY_FROM_EXEC. Written by the kernel side at
+ * that exec (and by the agent for a container it finds already running);
+ * removed with the cgroup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u64);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} container_started SEC(".maps") __weak;
+
+/*
  * policy id -> name and verdict counts. The agent creates the entry of each
  * rule it installs; a policy without one (cgward exec's) is not counted.
  */

@@ -64,6 +64,9 @@ const hostMounts = {
   "/sys/kernel/security": { readOnly: true },
   "/run/cgward": { readOnly: false },
   "/var/lib/kubelet/pods": { readOnly: true, propagation: "HostToContainer" },
+  // Bundles and container root file systems: the kubernetes selector, container_roots.
+  "/run/containerd": { readOnly: true, propagation: "HostToContainer" },
+  "/run/containers/storage": { readOnly: true, propagation: "HostToContainer" },
 };
 for (const [path, want] of Object.entries(hostMounts)) {
   const m = mounts[path];

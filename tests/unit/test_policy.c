@@ -40,10 +40,12 @@ struct error_fixture {
 
 static const struct error_fixture error_fixtures[] = {
     {"unknown_keys.yaml",
-     {{5, 7, "unknown key 'namespaces' in 'selector' (expected cgroups, pod_uids, container_ids)"},
+     {{5, 7,
+       "unknown key 'namespaces' in 'selector' (expected cgroups, pod_uids, container_ids, "
+       "kubernetes)"},
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
-       "read_only, mode, mandatory, network, unix_outside, private_tmp)"},
+       "read_only, mode, mandatory, network, unix_outside, private_tmp, container_roots)"},
       {8, 1, "unknown key 'version' in the file (expected policies)"}}},
     {"wrong_types.yaml",
      {{2, 11, "'name' must be a string, not a list"},
@@ -67,8 +69,8 @@ static const struct error_fixture error_fixtures[] = {
     {"missing_keys.yaml",
      {{2, 5, "a policy is missing required key 'name'"},
       {2, 5, "a policy is missing required key 'selector'"},
-      {2, 5, "a policy is missing required key 'write_roots'"},
-      {4, 15, "'selector' needs at least one of cgroups, pod_uids, container_ids"}}},
+      {2, 5, "a policy is missing required key 'write_roots' (or 'container_roots')"},
+      {4, 15, "'selector' needs at least one of cgroups, pod_uids, container_ids, kubernetes"}}},
     {"missing_policies.yaml", {{2, 1, "the file is missing required key 'policies'"}}},
     {"empty_lists.yaml",
      {{4, 16, "'cgroups' must not be empty"},
@@ -103,7 +105,7 @@ static const struct error_fixture error_fixtures[] = {
       {8, 11, "bad cgroup glob '/ci.slice/job-[0-9.scope': unbalanced '['"},
       {9, 11, "bad cgroup glob '/ci.slice/': empty path component"}}},
     {"bad_pod_uids.yaml",
-     {{2, 5, "a policy is missing required key 'write_roots'"},
+     {{2, 5, "a policy is missing required key 'write_roots' (or 'container_roots')"},
       {5, 11,
        "bad pod UID '0F3C2A1E-9B7D-4C5E-8A6F-112233445566': not a lowercase UUID "
        "(8-4-4-4-12 hex digits) or static pod hash (32 hex digits)"},

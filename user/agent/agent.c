@@ -18,10 +18,13 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 
 #include "agent.h"
 #include "cgroup.h"
+#include "container_meta.h"
+#include "cri_client.h"
 #include "event_socket.h"
 #include "event_stream.h"
 #include "events.h"
@@ -41,6 +44,9 @@ struct agent_options {
 	const char *socket_path;
 	const char *bpffs;
 	const char *metrics_address; /* --metrics ADDR:PORT, or NULL: not served */
+	const char *bundle_dirs[16]; /* --bundles DIR..., or the CRI runtimes' defaults */
+	const char *cri_socket;	     /* --cri-socket PATH: pods' labels */
+	size_t n_bundle_dirs;
 	bool unload;
 	bool force;
 };
@@ -73,7 +79,7 @@ struct agent {
 
 static const char usage[] =
     "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
-    "                    [--metrics [ADDR:]PORT]\n"
+    "                    [--metrics [ADDR:]PORT] [--bundles DIR]... [--cri-socket PATH]\n"
     "       cgward agent --unload [--force] [--bpffs DIR]\n"
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
@@ -97,6 +103,16 @@ static const char usage[] =
     "                     serve Prometheus metrics at http://ADDR:PORT/metrics; ADDR\n"
     "                     is an IPv4 or [IPv6] address, default " METRICS_DEFAULT_ADDRESS "\n"
     "                     (off by default)\n"
+    "      --bundles DIR  where the CRI runtime keeps each container's OCI bundle\n"
+    "                     (DIR/<id>/config.json, or CRI-O's DIR/<id>/userdata/):\n"
+    "                     names Kubernetes containers for the kubernetes selector\n"
+    "                     and events; may repeat (default " CONTAINERD_BUNDLES "\n"
+    "                     and " CRIO_BUNDLES ")\n"
+    "      --cri-socket PATH\n"
+    "                     the CRI runtime's socket, asked for pods' labels and\n"
+    "                     annotations (PodSandboxStatus) when a rule selects by\n"
+    "                     them and the bundle does not carry them (containerd's);\n"
+    "                     default " CRI_DEFAULT_SOCKET "\n"
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
@@ -104,7 +120,16 @@ static const char usage[] =
     "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement (or the\n"
     "metrics endpoint) could not be set up.\n";
 
-enum { OPT_EVENTS = 256, OPT_SOCKET, OPT_BPFFS, OPT_UNLOAD, OPT_FORCE, OPT_METRICS };
+enum {
+	OPT_EVENTS = 256,
+	OPT_SOCKET,
+	OPT_BPFFS,
+	OPT_UNLOAD,
+	OPT_FORCE,
+	OPT_METRICS,
+	OPT_BUNDLES,
+	OPT_CRI_SOCKET
+};
 
 static const struct option long_options[] = {
     {"policy", required_argument, NULL, 'p'},
@@ -114,6 +139,8 @@ static const struct option long_options[] = {
     {"unload", no_argument, NULL, OPT_UNLOAD},
     {"force", no_argument, NULL, OPT_FORCE},
     {"metrics", required_argument, NULL, OPT_METRICS},
+    {"bundles", required_argument, NULL, OPT_BUNDLES},
+    {"cri-socket", required_argument, NULL, OPT_CRI_SOCKET},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -125,6 +152,7 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 
 	opt->bpffs = PLANE_DIR;
 	opt->socket_path = EVENT_SOCKET_PATH;
+	opt->cri_socket = CRI_DEFAULT_SOCKET;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:h", long_options, NULL)) != -1) {
 		switch (c) {
@@ -149,6 +177,17 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 		case OPT_METRICS:
 			opt->metrics_address = optarg;
 			break;
+		case OPT_BUNDLES:
+			if (opt->n_bundle_dirs ==
+			    sizeof(opt->bundle_dirs) / sizeof(*opt->bundle_dirs)) {
+				fprintf(stderr, "cgward: agent: too many --bundles\n%s", usage);
+				return -EINVAL;
+			}
+			opt->bundle_dirs[opt->n_bundle_dirs++] = optarg;
+			break;
+		case OPT_CRI_SOCKET:
+			opt->cri_socket = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -169,6 +208,10 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 			fprintf(stderr, "cgward: agent: --metrics %s\n%s", err, usage);
 			return -EINVAL;
 		}
+	}
+	if (opt->n_bundle_dirs == 0) {
+		opt->bundle_dirs[opt->n_bundle_dirs++] = CONTAINERD_BUNDLES;
+		opt->bundle_dirs[opt->n_bundle_dirs++] = CRIO_BUNDLES;
 	}
 	if (!opt->unload && !opt->policy_path) {
 		fprintf(stderr, "cgward: agent: --policy FILE is required\n%s", usage);
@@ -213,6 +256,34 @@ static int load_policy(const char *path, struct policy_set *set, char *first_err
 	if (ret)
 		policy_set_free(set);
 	return ret;
+}
+
+/*
+ * Pod labels come from CRI-O's bundles, or from the CRI runtime's socket
+ * (containerd's bundles carry none): a policy that selects by them with
+ * neither would select nothing, so it is refused instead.
+ */
+static int check_label_source(const struct agent *a, const struct policy_set *set, char *err,
+			      size_t errlen)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < set->n_rules; i++) {
+		if (!set->rules[i].kubernetes.pod_labels.n)
+			continue;
+		if (stat(a->opt.cri_socket, &st) == 0 && S_ISSOCK(st.st_mode))
+			return 0;
+		for (size_t d = 0; d < a->opt.n_bundle_dirs; d++) {
+			if (strstr(a->opt.bundle_dirs[d], "/containers/storage/"))
+				return 0;
+		}
+		snprintf(err, errlen,
+			 "%s: policy '%s' selects by pod_labels, which needs a label source: no "
+			 "CRI socket at %s (--cri-socket), no CRI-O bundles (--bundles)",
+			 a->opt.policy_path, set->rules[i].name, a->opt.cri_socket);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Lines go to stdout, to the event socket's subscribers and, with --events, to the file. */
@@ -270,10 +341,16 @@ static void name_event(const struct cgward_event *e, struct event_context *names
 	const struct agent_cgroup *cg = agent_tree_find(&a->tree, e->cgroup_id);
 	__u32 rule = e->policy_id - a->tree.first_id;
 
-	if (cg)
+	if (cg) {
 		names->cgroup_path = cg->path;
+		names->k8s_namespace = cg->k8s_namespace;
+		names->pod_name = cg->pod_name;
+		names->container_name = cg->container_name;
+	}
 	if (e->policy_id >= CGWARD_EXEC_POLICY_MIN)
 		names->policy_name = "exec";
+	else if (e->policy_id >= a->tree.first_id && rule == a->set.n_rules)
+		names->policy_name = AGENT_UNRESOLVED_NAME;
 	else if (e->policy_id >= a->tree.first_id && rule < a->set.n_rules) {
 		names->policy_name = a->set.rules[rule].name;
 		names->roots = a->set.rules[rule].roots;
@@ -318,12 +395,16 @@ static int install(struct agent *a, struct policy_set *set, char *err, size_t er
 
 	for (i = 0; ret == 0 && i < set->n_rules; i++)
 		ret = put_rule(a, first_id + (__u32)i, &set->rules[i]);
+	/* Named, without roots: what a pod's unresolved containers are bound to. */
+	if (ret == 0)
+		ret = policy_maps_put_info(&a->maps, first_id + (__u32)set->n_rules,
+					   AGENT_UNRESOLVED_NAME);
 	if (ret) {
-		delete_rules(a, set, first_id, i - 1);
+		delete_rules(a, set, first_id, i ? i - 1 : 0);
 		snprintf(err, errlen, "cannot install the roots: %s", strerror(-ret));
 		return ret;
 	}
-	a->next_id = first_id + (__u32)set->n_rules;
+	a->next_id = first_id + (__u32)set->n_rules + 1;
 	if (a->events_open)
 		event_stream_drain(&a->events); /* named after the policy they came from */
 	ret = agent_tree_apply(&a->tree, set, first_id);
@@ -380,6 +461,13 @@ static void reload(struct agent *a)
 		fprintf(stderr, "cgward: agent: %s is invalid: the policy in force stays\n",
 			a->opt.policy_path);
 		reload_line(a, "invalid", err, n_errors ? n_errors : 1);
+		return;
+	}
+	if (check_label_source(a, &set, err, sizeof(err))) {
+		policy_set_free(&set);
+		a->reloads[METRICS_RELOAD_INVALID]++;
+		fprintf(stderr, "cgward: agent: %s: the policy in force stays\n", err);
+		reload_line(a, "invalid", err, 1);
 		return;
 	}
 	ret = install(a, &set, err, sizeof(err));
@@ -504,6 +592,19 @@ static int set_up(struct agent *a)
 	a->next_id = policy_maps_highest_id(&a->maps) + 1;
 	snprintf(a->tree.root, sizeof(a->tree.root), "%s", layout->unified);
 	a->tree.maps = &a->maps;
+	a->tree.bundle_dirs = a->opt.bundle_dirs;
+	a->tree.n_bundle_dirs = a->opt.n_bundle_dirs;
+	a->tree.cri_socket = a->opt.cri_socket;
+	{
+		struct stat st;
+
+		/* PID 1's: the host's, where the runtime runs (a DaemonSet needs hostPID). */
+		if (stat("/proc/1/ns/mnt", &st) == 0)
+			a->tree.runtime_mnt_ns = (__u32)st.st_ino;
+		else
+			fprintf(stderr, "cgward: agent: cannot read /proc/1/ns/mnt: %s\n",
+				strerror(errno));
+	}
 	a->tree.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	ret = a->tree.inotify_fd < 0 ? -errno : 0;
 	if (ret == 0 && cgroup_read_self_id(layout, &a->tree.self_id))
@@ -671,7 +772,10 @@ int cmd_agent(int argc, char **argv)
 		return plane_cmd_unload(a.opt.bpffs, a.opt.force);
 	raise_open_file_limit();
 	json_init(&a.line);
-	if (load_policy(a.opt.policy_path, &a.set, err, sizeof(err), &n_errors) || open_sink(&a)) {
+	if (load_policy(a.opt.policy_path, &a.set, err, sizeof(err), &n_errors) ||
+	    (check_label_source(&a, &a.set, err, sizeof(err)) &&
+	     fprintf(stderr, "cgward: agent: %s\n", err)) ||
+	    open_sink(&a)) {
 		agent_cleanup(&a);
 		return EXIT_USAGE;
 	}

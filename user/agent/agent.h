@@ -19,6 +19,11 @@ struct agent_cgroup {
 	char *path;	   /* relative to the cgroup2 root, e.g. "/ci.slice/job-1.scope" */
 	int rule;	   /* index in the policy set applied */
 	__u64 boundary_id; /* the nearest ancestor (or itself) bound to rule from above */
+	/* A Kubernetes container's names, from its bundle; NULL otherwise. */
+	char *k8s_namespace, *pod_name, *container_name;
+	/* Its rule's container_roots as resolved in it: roots of the rule's policy id. */
+	struct root_spec *container_roots;
+	size_t n_container_roots;
 };
 
 /* An inotify watch on a cgroup directory. */
@@ -40,7 +45,20 @@ struct agent_tree {
 	size_t n_cgroups, cap_cgroups;
 	struct agent_watch *watches;
 	size_t n_watches, cap_watches;
+	/* Where the CRI runtime keeps each container's bundle (container_meta.h). */
+	const char *const *bundle_dirs;
+	size_t n_bundle_dirs;
+	__u32 runtime_mnt_ns;	/* the container runtime's mount namespace: the host's */
+	const char *cri_socket; /* where pods' labels are asked for (cri_client.h) */
 };
+
+/*
+ * The rule index of a pod's cgroups while their containers are not resolved
+ * (set->n_rules, policy id first_id + n_rules): no roots, so a workload that
+ * starts before the agent read its bundle can write nothing (fail closed).
+ * Used when a rule has a kubernetes selector.
+ */
+#define AGENT_UNRESOLVED_NAME "kubernetes-unresolved"
 
 /* agent_apply.c */
 
@@ -62,6 +80,16 @@ void agent_tree_free(struct agent_tree *tree);
 
 /* The rule that applies to a cgroup, given the rule that applies to its parent (-1: none). */
 int agent_effective_rule(const struct policy_set *set, const char *path, int parent_rule);
+
+/*
+ * The same for the cgroups of Kubernetes pods, with what the container's
+ * bundle says (meta, NULL when not found): a container is resolved by its
+ * bundle (a sandbox is never confined by a container rule); a pod's cgroup,
+ * and a container whose bundle is not found, stay unresolved (set->n_rules)
+ * under a kubernetes selector.
+ */
+int agent_pod_rule(const struct policy_set *set, const char *path, int parent_rule, bool container,
+		   const struct container_meta *meta);
 
 /* agent.c */
 int cmd_agent(int argc, char **argv);

@@ -2,17 +2,25 @@
 /* The cgroup tree to policy ids: which rule applies to each cgroup, bound as it appears. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 
 #include "agent.h"
 #include "cgroup.h"
 #include "cgward_abi.h"
+#include "container_meta.h"
+#include "cri_client.h"
+#include "pod_identity.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_ONLYDIR)
+/* A pod's labels are asked for while its container is being set up: not for long. */
+#define CRI_TIMEOUT_MS 2000
 
 /*
  * The test bpf/cgroup_inherit.bpf.c makes: "cgward-" and a digit, the shape
@@ -56,6 +64,70 @@ int agent_effective_rule(const struct policy_set *set, const char *path, int par
 	return -1;
 }
 
+/* The kubelet's top cgroup: cgroupfs "kubepods", systemd "kubepods.slice", kind
+ * "kubelet-kubepods.slice". */
+static bool is_kubepods_root(const char *path)
+{
+	const char *name = strrchr(path, '/');
+	size_t len;
+
+	name = name ? name + 1 : path;
+	len = strlen(name);
+	return strcmp(name, "kubepods") == 0 || strcmp(name, "kubepods.slice") == 0 ||
+	       (len > 15 && strcmp(name + len - 15, "-kubepods.slice") == 0);
+}
+
+/* Whether the path is a kubelet's top cgroup or below one (QoS classes, pods, containers). */
+static bool under_kubepods(const char *path)
+{
+	char component[NAME_MAX + 1];
+
+	for (const char *c = path; *c;) {
+		size_t len;
+
+		while (*c == '/')
+			c++;
+		len = strcspn(c, "/");
+		if (len && len <= NAME_MAX) {
+			memcpy(component, c, len);
+			component[len] = '\0';
+			if (is_kubepods_root(component))
+				return true;
+		}
+		c += len;
+	}
+	return false;
+}
+
+int agent_pod_rule(const struct policy_set *set, const char *path, int parent_rule, bool container,
+		   const struct container_meta *meta)
+{
+	int unresolved = (int)set->n_rules;
+	const struct policy_rule *match;
+
+	if (container && meta && !meta->sandbox && !meta->has_labels &&
+	    policy_needs_pod_labels(set))
+		return unresolved; /* its pod's labels are unknown: no rule can be chosen */
+	if (container && meta) {
+		match = policy_match_container(set, path, meta);
+		if (meta->sandbox) /* only a mandatory rule over its cgroup path holds it */
+			return match && match->mandatory && !match->kubernetes.present
+				   ? (int)(match - set->rules)
+				   : -1;
+		if (match)
+			return (int)(match - set->rules);
+		return parent_rule == unresolved ? -1 : parent_rule;
+	}
+	if (parent_rule == unresolved) {
+		match = policy_match(set, path);
+		return match ? (int)(match - set->rules) : unresolved;
+	}
+	parent_rule = agent_effective_rule(set, path, parent_rule);
+	if (parent_rule < 0 && policy_selects_kubernetes(set) && is_kubepods_root(path))
+		return unresolved;
+	return parent_rule;
+}
+
 static __u32 rule_flags(const struct policy_rule *rule)
 {
 	return (rule->audit ? CGWARD_POLICY_AUDIT : 0) |
@@ -97,18 +169,53 @@ const struct agent_cgroup *agent_tree_find(const struct agent_tree *tree, __u64 
 	return NULL;
 }
 
+/* Whether another cgroup of the tree holds root under the same rule. */
+static bool root_shared(const struct agent_tree *tree, const struct agent_cgroup *except,
+			const struct root_spec *root)
+{
+	for (size_t i = 0; i < tree->n_cgroups; i++) {
+		const struct agent_cgroup *cg = &tree->cgroups[i];
+
+		if (cg == except || cg->rule != except->rule)
+			continue;
+		for (size_t r = 0; r < cg->n_container_roots; r++) {
+			if (cg->container_roots[r].dev == root->dev &&
+			    cg->container_roots[r].ino == root->ino)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Removes a container's roots from its rule's, but those another container also holds. */
+static void drop_container_roots(struct agent_tree *tree, struct agent_cgroup *cg)
+{
+	for (size_t r = 0; r < cg->n_container_roots; r++) {
+		if (!root_shared(tree, cg, &cg->container_roots[r]))
+			policy_maps_delete_roots(tree->maps, tree->first_id + (__u32)cg->rule,
+						 &cg->container_roots[r], 1);
+	}
+	free(cg->container_roots);
+	cg->container_roots = NULL;
+	cg->n_container_roots = 0;
+}
+
 static void forget_path(struct agent_tree *tree, const char *path)
 {
 	struct agent_cgroup *cg = find_path(tree, path);
 
 	if (!cg)
 		return;
+	drop_container_roots(tree, cg);
 	free(cg->path);
+	free(cg->k8s_namespace);
+	free(cg->pod_name);
+	free(cg->container_name);
 	*cg = tree->cgroups[--tree->n_cgroups];
 }
 
 static int remember(struct agent_tree *tree, __u64 id, const char *path, int rule,
-		    __u64 boundary_id)
+		    __u64 boundary_id, const struct container_meta *meta)
 {
 	struct agent_cgroup *cg = find_path(tree, path);
 
@@ -117,7 +224,7 @@ static int remember(struct agent_tree *tree, __u64 id, const char *path, int rul
 			 sizeof(*tree->cgroups)))
 			return -ENOMEM;
 		cg = &tree->cgroups[tree->n_cgroups];
-		cg->path = strdup(path);
+		*cg = (struct agent_cgroup){.path = strdup(path)};
 		if (!cg->path)
 			return -ENOMEM;
 		tree->n_cgroups++;
@@ -125,7 +232,94 @@ static int remember(struct agent_tree *tree, __u64 id, const char *path, int rul
 	cg->id = id;
 	cg->rule = rule;
 	cg->boundary_id = boundary_id;
+	if (meta && !cg->container_name) {
+		cg->k8s_namespace = strdup(meta->namespace);
+		cg->pod_name = strdup(meta->pod_name);
+		cg->container_name = strdup(meta->container_name);
+	}
 	return 0;
+}
+
+/*
+ * Whether a process of the cgroup runs outside the runtime's mount
+ * namespace: the container's workload has started (before the agent bound
+ * it, so the kernel side could not see its exec).
+ */
+static bool workload_started(const char *abs, __u32 runtime_mnt_ns)
+{
+	char path[PATH_MAX], ns[64];
+	bool started = false;
+	struct stat st;
+	FILE *procs;
+	int pid;
+
+	if (snprintf(path, sizeof(path), "%s/cgroup.procs", abs) >= (int)sizeof(path))
+		return false;
+	procs = fopen(path, "re");
+	while (procs && !started && fscanf(procs, "%d", &pid) == 1) {
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", pid);
+		started = stat(ns, &st) == 0 && st.st_ino != runtime_mnt_ns;
+	}
+	if (procs)
+		fclose(procs);
+	return started;
+}
+
+/*
+ * The rule's container_roots inside this container: each in the bind mount
+ * (volume) that holds it, or else in its root file system, never leaving
+ * either through a symbolic link. A root that cannot be resolved is left
+ * out: writes there are denied and reported (fail closed).
+ */
+static int resolve_container_roots(const struct policy_rule *rule,
+				   const struct container_meta *meta, const char *path,
+				   struct root_spec **out, size_t *n_out)
+{
+	char err[PATH_MAX + 128];
+
+	*n_out = 0;
+	*out = calloc(rule->n_container_roots + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < rule->n_container_roots; i++) {
+		const char *rest,
+		    *dir = container_meta_locate(meta, rule->container_roots[i], &rest);
+		int dir_fd = dir[0] ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		int ret;
+
+		if (dir_fd < 0) {
+			fprintf(stderr, "cgward: agent: %s: container root '%s': %s: %s\n", path,
+				rule->container_roots[i], dir,
+				dir[0] ? strerror(errno) : "no root");
+			continue;
+		}
+		ret = root_resolve_in(dir_fd, rest, rule->container_roots[i], CGWARD_ACCESS_WRITE,
+				      &(*out)[*n_out], err, sizeof(err));
+		close(dir_fd);
+		if (ret) {
+			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
+			continue;
+		}
+		root_close(&(*out)[*n_out]); /* the container's directories outlive the binding */
+		(*n_out)++;
+	}
+	return 0;
+}
+
+/* A pod's cgroup that no rule holds: whatever it inherited from the pod is removed. */
+static void unbind_pod_cgroup(struct agent_tree *tree, const char *abs, const char *path,
+			      bool log_binds)
+{
+	struct cgward_cgroup_policy current;
+	__u64 id;
+
+	if (cgroup_read_id(abs, &id) || policy_maps_get_binding(tree->maps, id, &current) ||
+	    current.policy_id >= CGWARD_EXEC_POLICY_MIN)
+		return;
+	policy_maps_unbind_cgroup(tree->maps, id);
+	forget_path(tree, path);
+	if (log_binds)
+		fprintf(stderr, "cgward: agent: %s: not selected, unbound\n", path);
 }
 
 static int watch_dir(struct agent_tree *tree, const char *abs, const char *path)
@@ -179,8 +373,15 @@ static int own_cgroup_unbound(const char *path)
 static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u64 parent_boundary,
 		 bool log_binds)
 {
-	char abs[PATH_MAX], child[PATH_MAX];
-	int rule = agent_effective_rule(tree->set, path, parent_rule);
+	char abs[PATH_MAX], child[PATH_MAX], err[PATH_MAX + 128];
+	struct pod_identity pod;
+	bool in_pod = pod_identity_parse(path, &pod) == 0;
+	bool container = in_pod && pod.container_id[0];
+	struct container_meta meta = {0};
+	struct root_spec *roots = NULL;
+	size_t n_roots = 0;
+	bool have_meta = false;
+	int unresolved = (int)tree->set->n_rules, rule;
 	struct dirent *entry;
 	__u64 id, boundary = 0;
 	DIR *dir;
@@ -189,30 +390,85 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 	ret = snprintf(abs, sizeof(abs), "%s%s", tree->root, strcmp(path, "/") ? path : "");
 	if (ret < 0 || (size_t)ret >= sizeof(abs))
 		return -ENAMETOOLONG;
+	if (container && tree->n_bundle_dirs) {
+		ret = container_meta_find(tree->bundle_dirs, tree->n_bundle_dirs, pod.container_id,
+					  &meta, err, sizeof(err));
+		have_meta = ret == 0;
+		if (ret && log_binds)
+			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
+		/* containerd's bundles do not carry the pod's labels: its CRI does. */
+		if (have_meta && !meta.sandbox && !meta.has_labels && meta.sandbox_id[0] &&
+		    (policy_needs_pod_labels(tree->set) ||
+		     policy_needs_pod_annotations(tree->set)) &&
+		    tree->cri_socket &&
+		    cri_pod_metadata(tree->cri_socket, meta.sandbox_id, CRI_TIMEOUT_MS, &meta, err,
+				     sizeof(err)))
+			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
+	}
+	if (in_pod || parent_rule == unresolved || policy_selects_kubernetes(tree->set))
+		rule = agent_pod_rule(tree->set, path, parent_rule, container,
+				      have_meta ? &meta : NULL);
+	else
+		rule = agent_effective_rule(tree->set, path, parent_rule);
 	if (rule >= 0) {
 		ret = cgroup_read_id(abs, &id);
-		if (ret)
+		if (ret) {
+			container_meta_free(&meta);
 			return ret == -ENOENT ? 0 : ret; /* removed meanwhile */
+		}
 		if (id == tree->self_id)
 			rule = own_cgroup_unbound(path);
 	}
+	if (rule < 0 && in_pod)
+		unbind_pod_cgroup(tree, abs, path, log_binds);
 	if (rule >= 0) {
-		const struct policy_rule *r = &tree->set->rules[rule];
+		const struct policy_rule *r = rule < unresolved ? &tree->set->rules[rule] : NULL;
+		struct cgward_cgroup_policy policy = {.policy_id = tree->first_id + (__u32)rule,
+						      .flags = r ? rule_flags(r) : 0};
 
+		/*
+		 * A pod's containers are confined from their workload's exec on;
+		 * the kubelet's cgroups above them too, so that a pod's cgroup
+		 * made before the agent saw it inherits that in the kernel.
+		 */
+		if (in_pod || under_kubepods(path)) {
+			policy.flags |= CGWARD_POLICY_FROM_EXEC;
+			policy.runtime_mnt_ns = tree->runtime_mnt_ns;
+		}
 		/* A cgroup that inherits its parent's rule is inside the parent's boundary. */
 		boundary = rule == parent_rule && parent_boundary ? parent_boundary : id;
-		ret = policy_maps_bind_rule(
-		    tree->maps, id,
-		    &(struct cgward_cgroup_policy){.policy_id = tree->first_id + (__u32)rule,
-						   .flags = rule_flags(r),
-						   .boundary_id = boundary});
+		policy.boundary_id = boundary;
+		ret = 0;
+		if (container && have_meta && r && r->n_container_roots) {
+			ret = resolve_container_roots(r, &meta, path, &roots, &n_roots);
+			if (!ret)
+				ret = policy_maps_put_roots(tree->maps, policy.policy_id, roots,
+							    n_roots);
+		}
 		if (!ret)
-			ret = remember(tree, id, path, rule, boundary);
-		if (ret)
+			ret = policy_maps_bind_rule(tree->maps, id, &policy);
+		if (!ret && container && workload_started(abs, tree->runtime_mnt_ns))
+			ret = policy_maps_mark_started(tree->maps, id);
+		if (!ret)
+			ret = remember(tree, id, path, rule, boundary, have_meta ? &meta : NULL);
+		if (!ret && roots) {
+			struct agent_cgroup *cg = find_path(tree, path);
+
+			drop_container_roots(tree, cg); /* resolved anew: a rebind, a reload */
+			cg->container_roots = roots;
+			cg->n_container_roots = n_roots;
+			roots = NULL;
+		}
+		free(roots);
+		if (ret) {
+			container_meta_free(&meta);
 			return ret;
-		if (log_binds)
-			fprintf(stderr, "cgward: agent: bound %s to policy %s\n", path, r->name);
+		}
+		if (log_binds || (container && have_meta))
+			fprintf(stderr, "cgward: agent: bound %s to policy %s\n", path,
+				r ? r->name : AGENT_UNRESOLVED_NAME);
 	}
+	container_meta_free(&meta);
 	ret = watch_dir(tree, abs, path);
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
@@ -230,10 +486,19 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 	return ret;
 }
 
+static void free_cgroup(struct agent_cgroup *cg)
+{
+	free(cg->container_roots);
+	free(cg->path);
+	free(cg->k8s_namespace);
+	free(cg->pod_name);
+	free(cg->container_name);
+}
+
 int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u32 first_id)
 {
 	for (size_t i = 0; i < tree->n_cgroups; i++)
-		free(tree->cgroups[i].path);
+		free_cgroup(&tree->cgroups[i]);
 	tree->n_cgroups = 0;
 	tree->set = set;
 	tree->first_id = first_id;
@@ -308,7 +573,7 @@ int agent_tree_read_events(struct agent_tree *tree, bool log_binds)
 void agent_tree_free(struct agent_tree *tree)
 {
 	for (size_t i = 0; i < tree->n_cgroups; i++)
-		free(tree->cgroups[i].path);
+		free_cgroup(&tree->cgroups[i]);
 	for (size_t i = 0; i < tree->n_watches; i++)
 		free(tree->watches[i].path);
 	free(tree->cgroups);

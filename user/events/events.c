@@ -159,6 +159,12 @@ static void put_context(struct json_buf *out, const struct event_context *ctx)
 		json_key_cstr(out, "cgroup", ctx->cgroup_path);
 		put_pod_identity(out, ctx->cgroup_path);
 	}
+	if (ctx->k8s_namespace)
+		json_key_cstr(out, "namespace", ctx->k8s_namespace);
+	if (ctx->pod_name)
+		json_key_cstr(out, "pod", ctx->pod_name);
+	if (ctx->container_name)
+		json_key_cstr(out, "container", ctx->container_name);
 	if (ctx->policy_name)
 		json_key_cstr(out, "policy", ctx->policy_name);
 }

@@ -17,6 +17,8 @@ struct event_context {
 	size_t n_roots;
 	const char *cgroup_path; /* relative to the cgroup2 root */
 	const char *policy_name;
+	/* A Kubernetes container's namespace, pod and container names (its bundle's), or NULL. */
+	const char *k8s_namespace, *pod_name, *container_name;
 	__s64 boot_to_realtime_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME */
 	/*
 	 * When set (the agent: many cgroups and policies), names an event's

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <bpf/bpf.h>
 
 #include "cgward_abi.h"
@@ -117,6 +118,28 @@ int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id)
 {
 	bpf_map_delete_elem(maps->cgroup_policy_fd, &cgroup_id);
+}
+
+int policy_maps_get_binding(const struct policy_maps *maps, __u64 cgroup_id,
+			    struct cgward_cgroup_policy *policy)
+{
+	if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroup_id, policy) != 0)
+		return -errno;
+	return 0;
+}
+
+int policy_maps_mark_started(const struct policy_maps *maps, __u64 cgroup_id)
+{
+	struct timespec now;
+	__u64 boot_ns;
+
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	boot_ns = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
+	if (bpf_map_update_elem(maps->container_started_fd, &cgroup_id, &boot_ns, BPF_NOEXIST) !=
+		0 &&
+	    errno != EEXIST)
+		return -errno;
+	return 0;
 }
 
 /* Keys are collected before any is deleted: deleting while iterating a hash map restarts it. */

@@ -17,6 +17,7 @@ struct policy_maps {
 	int write_roots_fd;
 	int policy_info_fd;
 	int exec_events_fd;
+	int container_started_fd; /* cgroup id -> when its workload's exec happened */
 };
 
 /* Names policy_id, its counts at zero: the kernel counts its verdicts from now on. */
@@ -52,6 +53,16 @@ int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
 int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
 				 __u32 flags);
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
+/* A cgroup's binding; -ENOENT when it has none. */
+int policy_maps_get_binding(const struct policy_maps *maps, __u64 cgroup_id,
+			    struct cgward_cgroup_policy *policy);
+
+/*
+ * Records that the workload of a container's cgroup (bound with
+ * CGWARD_POLICY_FROM_EXEC) has started, as the kernel side does at its exec:
+ * for a container found running. Its policy holds from now on.
+ */
+int policy_maps_mark_started(const struct policy_maps *maps, __u64 cgroup_id);
 
 /*
  * The atomic policy swap of the agent is: new roots under fresh ids

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,15 +477,117 @@ static void load_string_list(struct loader *ld, const struct node *list, const c
 	}
 }
 
+/* A namespace is a DNS label: 1 to 63 of a-z 0-9 -, starting and ending alphanumeric. */
+static int check_namespace(const char *s, char *err, size_t errlen)
+{
+	size_t len = strlen(s);
+
+	if (len == 0 || len > 63 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") != len ||
+	    s[0] == '-' || s[len - 1] == '-') {
+		snprintf(err, errlen,
+			 "a namespace is 1 to 63 of a-z 0-9 -, not starting or ending "
+			 "with -");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A container name glob: what fnmatch(3) takes, at most a DNS label's length and more. */
+static int check_container_glob(const char *s, char *err, size_t errlen)
+{
+	size_t len = strlen(s);
+
+	if (len == 0 || len > 253 || strchr(s, '/')) {
+		snprintf(err, errlen, "a container glob is 1 to 253 characters without '/'");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* pod_labels, pod_annotations: a non-empty mapping of strings to strings. */
+static void load_pairs(struct loader *ld, const struct node *map, const char *what,
+		       struct policy_pairs *pairs)
+{
+	char entry[64];
+	size_t n = map->n_children / 2;
+
+	if (!expect_kind(ld, map, NODE_MAPPING, what))
+		return;
+	if (n == 0) {
+		diag(ld, map, "%s must not be empty", what);
+		return;
+	}
+	snprintf(entry, sizeof(entry), "a key or value of %s", what);
+	pairs->keys = calloc(n, sizeof(*pairs->keys));
+	pairs->values = calloc(n, sizeof(*pairs->values));
+	if (!pairs->keys || !pairs->values) {
+		ld->error = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i + 1 < map->n_children; i += 2) {
+		const char *key = string_value(ld, map->children[i], entry);
+		const char *value = string_value(ld, map->children[i + 1], entry);
+
+		if (!key || !value)
+			continue;
+		if (!*key || strlen(key) > 317) {
+			diag(ld, map->children[i], "bad key '%.64s' in %s", key, what);
+			continue;
+		}
+		for (size_t k = 0; k < pairs->n; k++) {
+			if (strcmp(pairs->keys[k], key) == 0)
+				diag(ld, map->children[i], "duplicate key '%.64s' in %s", key,
+				     what);
+		}
+		pairs->keys[pairs->n] = strdup(key);
+		pairs->values[pairs->n] = strdup(value);
+		if (!pairs->keys[pairs->n] || !pairs->values[pairs->n]) {
+			ld->error = -ENOMEM;
+			return;
+		}
+		pairs->n++;
+	}
+}
+
+static void load_kubernetes(struct loader *ld, const struct node *node, struct policy_rule *rule)
+{
+	static const char *const keys[] = {"namespaces", "pod_labels", "containers",
+					   "pod_annotations"};
+	const struct node *values[ARRAY_SIZE(keys)];
+	struct policy_kubernetes *k = &rule->kubernetes;
+
+	if (!map_fields(ld, node, "'kubernetes'", keys, ARRAY_SIZE(keys), values))
+		return;
+	if (!values[0] && !values[1] && !values[2] && !values[3]) {
+		diag(ld, node,
+		     "'kubernetes' needs at least one of namespaces, pod_labels, containers, "
+		     "pod_annotations");
+		return;
+	}
+	k->present = true;
+	if (values[0])
+		load_string_list(ld, values[0], "'namespaces'", "namespace", check_namespace,
+				 &k->namespaces, &k->n_namespaces);
+	if (values[1])
+		load_pairs(ld, values[1], "'pod_labels'", &k->pod_labels);
+	if (values[2])
+		load_string_list(ld, values[2], "'containers'", "container glob",
+				 check_container_glob, &k->containers, &k->n_containers);
+	if (values[3])
+		load_pairs(ld, values[3], "'pod_annotations'", &k->pod_annotations);
+}
+
 static void load_selector(struct loader *ld, const struct node *node, struct policy_rule *rule)
 {
-	static const char *const keys[] = {"cgroups", "pod_uids", "container_ids"};
+	static const char *const keys[] = {"cgroups", "pod_uids", "container_ids", "kubernetes"};
 	const struct node *values[ARRAY_SIZE(keys)];
 
 	if (!map_fields(ld, node, "'selector'", keys, ARRAY_SIZE(keys), values))
 		return;
-	if (!values[0] && !values[1] && !values[2]) {
-		diag(ld, node, "'selector' needs at least one of cgroups, pod_uids, container_ids");
+	if (!values[0] && !values[1] && !values[2] && !values[3]) {
+		diag(ld, node,
+		     "'selector' needs at least one of cgroups, pod_uids, container_ids, "
+		     "kubernetes");
 		return;
 	}
 	if (values[0])
@@ -497,6 +600,8 @@ static void load_selector(struct loader *ld, const struct node *node, struct pol
 		load_string_list(ld, values[2], "'container_ids'", "container ID",
 				 selector_validate_container_id, &rule->container_ids,
 				 &rule->n_container_ids);
+	if (values[3])
+		load_kubernetes(ld, values[3], rule);
 }
 
 /* Roots of one rule while they load, with the node each came from for messages. */
@@ -656,6 +761,28 @@ static void reject_private_tmp(struct loader *ld, const struct node *node)
 	     "processes already run; use cgward exec --private-tmp");
 }
 
+static int check_container_root(const char *s, char *err, size_t errlen)
+{
+	return root_check_container_path(s, err, errlen);
+}
+
+/*
+ * container_roots: paths inside each container, resolved when it is bound;
+ * only a rule that selects containers can have them.
+ */
+static void load_container_roots(struct loader *ld, const struct node *node,
+				 struct policy_rule *rule)
+{
+	load_string_list(ld, node, "'container_roots'", "container root", check_container_root,
+			 &rule->container_roots, &rule->n_container_roots);
+	if (rule->n_container_roots > POLICY_MAX_ROOTS)
+		diag(ld, node, "more than %d container roots in one policy", POLICY_MAX_ROOTS);
+	if (!rule->kubernetes.present && !rule->n_pod_uids && !rule->n_container_ids)
+		diag(ld, node,
+		     "'container_roots' needs a selector of containers (kubernetes, pod_uids or "
+		     "container_ids)");
+}
+
 enum rule_key {
 	RULE_NAME,
 	RULE_SELECTOR,
@@ -666,6 +793,7 @@ enum rule_key {
 	RULE_NETWORK,
 	RULE_UNIX_OUTSIDE,
 	RULE_PRIVATE_TMP,
+	RULE_CONTAINER_ROOTS,
 	RULE_N_KEYS,
 };
 
@@ -682,6 +810,7 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_NETWORK] = "network",
 	    [RULE_UNIX_OUTSIDE] = "unix_outside",
 	    [RULE_PRIVATE_TMP] = "private_tmp",
+	    [RULE_CONTAINER_ROOTS] = "container_roots",
 	};
 	const struct node *values[RULE_N_KEYS];
 
@@ -690,7 +819,9 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		return;
 	require(ld, map, values[RULE_NAME], "name", "a policy");
 	require(ld, map, values[RULE_SELECTOR], "selector", "a policy");
-	require(ld, map, values[RULE_WRITE_ROOTS], "write_roots", "a policy");
+	if (!values[RULE_WRITE_ROOTS] && !values[RULE_CONTAINER_ROOTS])
+		diag(ld, map,
+		     "a policy is missing required key 'write_roots' (or 'container_roots')");
 	if (values[RULE_NAME])
 		load_name(ld, values[RULE_NAME], rule, earlier, n_earlier);
 	if (values[RULE_SELECTOR])
@@ -707,6 +838,8 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_unix_outside(ld, values[RULE_UNIX_OUTSIDE], rule);
 	if (values[RULE_PRIVATE_TMP])
 		reject_private_tmp(ld, values[RULE_PRIVATE_TMP]);
+	if (values[RULE_CONTAINER_ROOTS])
+		load_container_roots(ld, values[RULE_CONTAINER_ROOTS], rule);
 }
 
 static void load_policies(struct loader *ld, const struct node *root, struct policy_set *set)
@@ -870,6 +1003,14 @@ static void free_strings(char **strings, size_t n)
 	free(strings);
 }
 
+static void free_pairs(struct policy_pairs *pairs)
+{
+	free_strings(pairs->keys, pairs->n);
+	free_strings(pairs->values, pairs->n);
+	pairs->keys = pairs->values = NULL;
+	pairs->n = 0;
+}
+
 void policy_set_free(struct policy_set *set)
 {
 	for (size_t i = 0; i < set->n_rules; i++) {
@@ -878,6 +1019,11 @@ void policy_set_free(struct policy_set *set)
 		free_strings(rule->cgroup_globs, rule->n_cgroup_globs);
 		free_strings(rule->pod_uids, rule->n_pod_uids);
 		free_strings(rule->container_ids, rule->n_container_ids);
+		free_strings(rule->container_roots, rule->n_container_roots);
+		free_strings(rule->kubernetes.namespaces, rule->kubernetes.n_namespaces);
+		free_strings(rule->kubernetes.containers, rule->kubernetes.n_containers);
+		free_pairs(&rule->kubernetes.pod_labels);
+		free_pairs(&rule->kubernetes.pod_annotations);
 		for (size_t r = 0; r < rule->n_roots; r++)
 			root_close(&rule->roots[r]);
 		free(rule->roots);
@@ -944,4 +1090,80 @@ const struct policy_rule *policy_match(const struct policy_set *set, const char 
 			first = rule;
 	}
 	return first;
+}
+
+static bool pairs_match(const struct policy_pairs *pairs, const struct container_meta *meta,
+			const char *(*get)(const struct container_meta *, const char *))
+{
+	for (size_t i = 0; i < pairs->n; i++) {
+		const char *value = get(meta, pairs->keys[i]);
+
+		if (!value || strcmp(value, pairs->values[i]) != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool kubernetes_selects(const struct policy_kubernetes *k, const struct container_meta *meta)
+{
+	bool name_matches = k->n_containers == 0;
+
+	if (!k->present || !meta || meta->sandbox)
+		return false;
+	if (k->n_namespaces && !contains(k->namespaces, k->n_namespaces, meta->namespace))
+		return false;
+	for (size_t i = 0; i < k->n_containers && !name_matches; i++)
+		name_matches = fnmatch(k->containers[i], meta->container_name, 0) == 0;
+	return name_matches && pairs_match(&k->pod_labels, meta, container_meta_label) &&
+	       pairs_match(&k->pod_annotations, meta, container_meta_annotation);
+}
+
+const struct policy_rule *policy_match_container(const struct policy_set *set,
+						 const char *cgroup_path,
+						 const struct container_meta *meta)
+{
+	const struct policy_rule *first = NULL;
+	struct pod_identity pod;
+	const struct pod_identity *in_pod =
+	    pod_identity_parse(cgroup_path, &pod) == 0 ? &pod : NULL;
+
+	for (size_t i = 0; i < set->n_rules; i++) {
+		const struct policy_rule *rule = &set->rules[i];
+
+		if (!rule_selects(rule, cgroup_path, in_pod) &&
+		    !kubernetes_selects(&rule->kubernetes, meta))
+			continue;
+		if (rule->mandatory)
+			return rule;
+		if (!first)
+			first = rule;
+	}
+	return first;
+}
+
+bool policy_selects_kubernetes(const struct policy_set *set)
+{
+	for (size_t i = 0; i < set->n_rules; i++) {
+		if (set->rules[i].kubernetes.present)
+			return true;
+	}
+	return false;
+}
+
+bool policy_needs_pod_labels(const struct policy_set *set)
+{
+	for (size_t i = 0; i < set->n_rules; i++) {
+		if (set->rules[i].kubernetes.pod_labels.n)
+			return true;
+	}
+	return false;
+}
+
+bool policy_needs_pod_annotations(const struct policy_set *set)
+{
+	for (size_t i = 0; i < set->n_rules; i++) {
+		if (set->rules[i].kubernetes.pod_annotations.n)
+			return true;
+	}
+	return false;
 }

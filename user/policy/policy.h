@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "container_meta.h"
 #include "roots.h"
 
 #define POLICY_FILE_MAX	     (1024 * 1024)
@@ -17,6 +18,25 @@
 #define POLICY_MAX_ROOTS     64 /* write_roots and read_only together, in one rule */
 #define POLICY_NAME_MAX	     63
 #define POLICY_DIAG_MSG_SIZE 256
+
+/* key: value pairs a pod's labels or annotations must all have. */
+struct policy_pairs {
+	char **keys, **values;
+	size_t n;
+};
+
+/*
+ * selector.kubernetes: a container of a pod, described by its bundle
+ * (container_meta.h). Every key given must match; an absent key matches any.
+ */
+struct policy_kubernetes {
+	bool present;
+	char **namespaces; /* the pod's namespace is one of these */
+	size_t n_namespaces;
+	char **containers; /* the container's name matches one of these globs (fnmatch) */
+	size_t n_containers;
+	struct policy_pairs pod_labels, pod_annotations;
+};
 
 struct policy_rule {
 	char name[POLICY_NAME_MAX + 1];
@@ -26,6 +46,10 @@ struct policy_rule {
 	size_t n_pod_uids;
 	char **container_ids;
 	size_t n_container_ids;
+	struct policy_kubernetes kubernetes;
+	/* Directories as each container sees them, resolved when it is bound: write roots. */
+	char **container_roots;
+	size_t n_container_roots;
 	struct root_spec *roots; /* write roots then read_only, access set accordingly */
 	size_t n_roots;
 	bool audit, mandatory;
@@ -77,5 +101,19 @@ bool policy_rule_selects(const struct policy_rule *rule, const char *cgroup_path
  * the first rule that selects it, else NULL.
  */
 const struct policy_rule *policy_match(const struct policy_set *set, const char *cgroup_path);
+
+/*
+ * The same for a Kubernetes container's cgroup, with what its bundle says
+ * (meta; NULL when unknown): a rule selects it by its path, or by its
+ * kubernetes selector. A sandbox container is never selected by the latter.
+ */
+const struct policy_rule *policy_match_container(const struct policy_set *set,
+						 const char *cgroup_path,
+						 const struct container_meta *meta);
+
+/* Whether any rule has a kubernetes selector; one with pod_labels; one with pod_annotations. */
+bool policy_selects_kubernetes(const struct policy_set *set);
+bool policy_needs_pod_labels(const struct policy_set *set);
+bool policy_needs_pod_annotations(const struct policy_set *set);
 
 #endif

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #define KERNEL_MINORBITS 20
@@ -222,4 +224,41 @@ bool root_has_write_root_above(const struct root_spec *dir, const struct root_sp
 	if (fd >= 0 && fd != dir->fd)
 		close(fd);
 	return found;
+}
+
+int root_check_container_path(const char *path, char *err, size_t errlen)
+{
+	char copy[PATH_MAX];
+
+	return check_path(path, copy, err, errlen);
+}
+
+int root_resolve_in(int dir_fd, const char *path, const char *shown, __u32 access,
+		    struct root_spec *root, char *err, size_t errlen)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+
+	snprintf(root->path, sizeof(root->path), "%s", shown);
+	root->access = access;
+	root->fd = (int)syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
+	if (root->fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "container root '%s': %s", shown, strerror(e));
+		return -e;
+	}
+	if (fstat(root->fd, &st) != 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "container root '%s': %s", shown, strerror(e));
+		root_close(root);
+		return -e;
+	}
+	root->dev = root_kernel_dev(st.st_dev);
+	root->ino = st.st_ino;
+	return 0;
 }

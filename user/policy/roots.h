@@ -47,6 +47,22 @@ int roots_check_duplicates(const struct root_spec *roots, size_t n, char *err, s
  */
 int root_verify_unchanged(const struct root_spec *root, char *err, size_t errlen);
 
+/*
+ * A container root as a policy names it (container_roots): an absolute,
+ * canonical path other than '/'. Only its spelling is checked: it names a
+ * directory inside containers, resolved when each is bound.
+ */
+int root_check_container_path(const char *path, char *err, size_t errlen);
+
+/*
+ * Resolves path (a container root) inside the directory dir_fd as if it were
+ * '/': symbolic links and '..' cannot leave it (openat2 RESOLVE_IN_ROOT), so
+ * an image's link to a host path names the path inside the container. The
+ * result must be a directory. root->path is set to shown.
+ */
+int root_resolve_in(int dir_fd, const char *path, const char *shown, __u32 access,
+		    struct root_spec *root, char *err, size_t errlen);
+
 void root_close(struct root_spec *root);
 
 /* glibc's dev_t to the kernel's internal MKDEV layout (MINORBITS 20). */
