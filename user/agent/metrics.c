@@ -290,8 +290,11 @@ int metrics_start(struct metrics_server **server, const char *spec, int policy_i
 		return -ENOMEM;
 	s->listen_fd = -1;
 	s->stop_fd = -1;
-	s->maps = (struct policy_maps){
-	    .cgroup_policy_fd = -1, .write_roots_fd = -1, .policy_info_fd = policy_info_fd};
+	s->maps = (struct policy_maps){.cgroup_policy_fd = -1,
+				       .write_roots_fd = -1,
+				       .policy_info_fd = policy_info_fd,
+				       .exec_events_fd = -1,
+				       .root_tags_fd = -1};
 	s->bpffs = bpffs;
 	s->published.version = CGWARD_VERSION;
 	pthread_mutex_init(&s->lock, NULL);
