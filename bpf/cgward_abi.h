@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it.
  */
-#define CGWARD_ABI_VERSION 4
+#define CGWARD_ABI_VERSION 5
 
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16
@@ -149,6 +149,28 @@ enum cgward_access {
 struct cgward_root_value {
 	__u32 access; /* enum cgward_access */
 };
+
+/*
+ * root_tags: BPF inode storage on the directory of every root and read-only
+ * exception, set from userspace through the O_PATH descriptor that pins it
+ * (the map's key is a file descriptor there). A tag is a hint for the walk:
+ * a directory without one is no policy's root, so a step over it needs no
+ * write_roots lookup. Tags are never removed; one left on a directory that
+ * is no longer a root costs a lookup that finds nothing, and the tags die
+ * with their inodes.
+ */
+struct cgward_root_tag {
+	__u32 flags; /* CGWARD_TAG_* */
+};
+
+/* write_roots holds this directory under some policy. */
+#define CGWARD_TAG_ROOT (1U << 0)
+/*
+ * A policy with read-only exceptions has this directory as a write root: a
+ * walk that reaches it looks every directory up instead, since an
+ * exception's tag is lost if its inode leaves memory once nothing pins it.
+ */
+#define CGWARD_TAG_EXCEPTIONS (1U << 1)
 
 /*
  * policy_info: a policy's name (for cgward status) and how many operations

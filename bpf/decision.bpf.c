@@ -37,50 +37,26 @@ static __always_inline bool step_up(struct walk_pos *pos)
 }
 
 /*
- * Looks the current directory's identity up in write_roots, then steps up.
- * The nearest root decides, so the most specific path wins. A negative
+ * Judges the current directory (judge_root), then steps up. A negative
  * dentry (a name being created) has no identity of its own.
  */
 __noinline int walk_step(WALK_PARAMS)
 {
 	WALK_STATE(state);
-	struct cgward_root_key key;
-	struct cgward_root_value *root;
 	struct dentry *dentry;
 	struct inode *inode;
 
 	if (!state)
 		return WALK_DONE;
+	if (state->depth >= CGWARD_MAX_DEPTH)
+		return WALK_DONE; /* too deep: the result stays CGWARD_REASON_TOO_DEEP */
 	dentry = (struct dentry *)state->pos.dentry;
 	inode = BPF_CORE_READ(dentry, d_inode);
-	if (inode) {
-		key.policy_id = state->policy_id;
-		key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-		key.ino = BPF_CORE_READ(inode, i_ino);
-		root = bpf_map_lookup_elem(&write_roots, &key);
-		/*
-		 * An --allow-unix socket may be connected to, nothing more. Any
-		 * other write to that inode is denied here, before the walk
-		 * could cross a bind mount of it (--private-tmp binds sockets
-		 * back into the private /tmp, a root) and allow a chmod.
-		 */
-		if (root && root->access == CGWARD_ACCESS_UNIX_PEER) {
-			state->result.reason =
-			    state->flags & TARGET_UNIX_PEER ? 0 : CGWARD_REASON_OUTSIDE_ROOTS;
-			return WALK_DONE;
-		}
-		if (root && root->access == CGWARD_ACCESS_READ_ONLY) {
-			state->result.reason = CGWARD_REASON_READ_ONLY;
-			state->result.root_dev = key.dev;
-			state->result.root_ino = key.ino;
-			return WALK_DONE;
-		}
-		if (root && !(state->first_step && (state->flags & TARGET_DEPARTS))) {
-			state->result.reason = 0;
-			return WALK_DONE;
-		}
-	}
+	if (inode && judge_root(state, BPF_CORE_READ(inode, i_sb, s_dev),
+				BPF_CORE_READ(inode, i_ino)) == WALK_DONE)
+		return WALK_DONE;
 	state->first_step = 0;
+	state->depth++;
 	if (!step_up(&state->pos)) {
 		state->result.reason = CGWARD_REASON_OUTSIDE_ROOTS;
 		return WALK_DONE;
@@ -141,10 +117,14 @@ __noinline int name_step(NAME_PARAMS)
 	return WALK_ON;
 }
 
-/* Walks up from state->pos until a root or the top decides; state->result says what. */
+/*
+ * Walks up from state->pos until a root or the top decides, or
+ * CGWARD_MAX_DEPTH steps in all (state->depth counts those a fast walk
+ * took before); state->result says what.
+ */
 __noinline int walk_path(WALK_PARAMS)
 {
-	for (int depth = 0; depth < CGWARD_MAX_DEPTH; depth++) {
+	for (int depth = 0; depth <= CGWARD_MAX_DEPTH; depth++) {
 		if (walk_step(WALK_ARGS) == WALK_DONE)
 			return 0;
 	}

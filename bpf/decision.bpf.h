@@ -73,7 +73,7 @@ struct walk_state {
 	__u32 policy_id;
 	__u32 flags; /* TARGET_* */
 	__u32 first_step;
-	__u32 unused;
+	__u32 depth; /* steps up taken so far: at CGWARD_MAX_DEPTH the walk gives up (too deep) */
 	struct walk_result result;
 };
 
@@ -91,6 +91,52 @@ struct name_state {
 
 #define WALK_ON	  0
 #define WALK_DONE 1
+/* walk_fast: the general walk decides, from the target. */
+#define WALK_GENERAL 2
+
+/*
+ * Steps of the fast walk before it hands over to the general one: deeper
+ * than any root is above its files in practice, few enough that the
+ * verifier, which checks each step of the loop where it is inlined, stays
+ * quick.
+ */
+#define FAST_WALK_STEPS 32
+
+/*
+ * What write_roots says about one directory of a walk, (dev, ino) under
+ * state->policy_id: WALK_ON when it names no root there, else WALK_DONE
+ * with the verdict in state->result. The nearest root decides, so the most
+ * specific path wins.
+ */
+static __always_inline int judge_root(struct walk_state *state, __u32 dev, __u64 ino)
+{
+	struct cgward_root_key key = {.policy_id = state->policy_id, .dev = dev, .ino = ino};
+	struct cgward_root_value *root = bpf_map_lookup_elem(&write_roots, &key);
+
+	if (!root)
+		return WALK_ON;
+	/*
+	 * An --allow-unix socket may be connected to, nothing more. Any other
+	 * write to that inode is denied here, before the walk could cross a
+	 * bind mount of it (--private-tmp binds sockets back into the private
+	 * /tmp, a root) and allow a chmod.
+	 */
+	if (root->access == CGWARD_ACCESS_UNIX_PEER) {
+		state->result.reason =
+		    state->flags & TARGET_UNIX_PEER ? 0 : CGWARD_REASON_OUTSIDE_ROOTS;
+		return WALK_DONE;
+	}
+	if (root->access == CGWARD_ACCESS_READ_ONLY) {
+		state->result.reason = CGWARD_REASON_READ_ONLY;
+		state->result.root_dev = dev;
+		state->result.root_ino = ino;
+		return WALK_DONE;
+	}
+	if (state->first_step && (state->flags & TARGET_DEPARTS))
+		return WALK_ON;
+	state->result.reason = 0;
+	return WALK_DONE;
+}
 
 #include "walk_args.bpf.h"
 
@@ -122,28 +168,104 @@ static __always_inline struct vfsmount *guess_mount(struct dentry *dentry)
 	return NULL;
 }
 
-static __always_inline void walk_to_root(__u32 policy_id, const struct write_target *target,
-					 struct walk_result *result)
+/*
+ * The walk over the target's own mount, where roots usually are. Each step
+ * is two pointer loads (BTF: no helper call) and an inode storage lookup
+ * that finds nothing on a directory no policy names (root_tags); only a
+ * tagged directory is looked up in write_roots, by judge_root as the
+ * general walk does. It returns WALK_DONE when a root decided; WALK_ON
+ * with state->pos where the general walk goes on (the mount's root, the
+ * top of the file system, or FAST_WALK_STEPS up); WALK_GENERAL when the
+ * general walk must decide from the target instead: a socket, which an
+ * --allow-unix entry (not tagged) may name, or a root of a policy with
+ * read-only exceptions (CGWARD_TAG_EXCEPTIONS). The dentry must be typed
+ * (BTF: a hook's argument, or loaded from one), so that the verifier lets
+ * the walk load its fields directly. The loop is unrolled: as a loop, it
+ * came out with its latch falling through into its head, a back-edge that
+ * the verifiers of 5.10 and 6.1 accept only from a jump ("back-edge from
+ * insn").
+ */
+static __always_inline int walk_fast(struct walk_state *state, struct dentry *dentry,
+				     struct dentry *mnt_root)
 {
-	struct walk_state state = {
+	struct cgward_root_tag *tag;
+	struct inode *inode = dentry->d_inode;
+	struct dentry *parent;
+
+	if (inode && (inode->i_mode & S_IFMT) == S_IFSOCK)
+		return WALK_GENERAL;
+#pragma clang loop unroll(full)
+	for (int step = 0; step < FAST_WALK_STEPS; step++) {
+		inode = dentry->d_inode;
+		tag = inode ? bpf_inode_storage_get(&root_tags, inode, 0, 0) : NULL;
+		if (tag) {
+			if (tag->flags & CGWARD_TAG_EXCEPTIONS)
+				return WALK_GENERAL;
+			if (judge_root(state, inode->i_sb->s_dev, inode->i_ino) == WALK_DONE)
+				return WALK_DONE;
+		}
+		if (dentry == mnt_root)
+			break;
+		parent = dentry->d_parent;
+		if (parent == dentry)
+			break;
+		dentry = parent;
+		state->first_step = 0;
+		state->depth++;
+	}
+	state->pos.dentry = (__u64)dentry;
+	return WALK_ON;
+}
+
+/*
+ * The verdict on one target. A tag is only a hint (an inode that left
+ * memory comes back without one), so the fast walk and the general walk
+ * after it may only allow: any other verdict comes from the general walk
+ * from the target, which looks every directory up. Without fast, the
+ * general walk alone: the target's dentry need not be typed then.
+ */
+static __always_inline void walk_to_root(__u32 policy_id, const struct write_target *target,
+					 bool fast, struct walk_result *result)
+{
+	const struct walk_state start = {
 	    .pos = {.dentry = (__u64)target->dentry, .mnt = walk_mount(target->mnt)},
 	    .policy_id = policy_id,
 	    .flags = target->flags,
 	    .first_step = 1,
 	    .result = {.reason = CGWARD_REASON_TOO_DEEP, .policy_id = policy_id},
 	};
+	struct walk_state state = start;
+	struct vfsmount *mnt = target->mnt;
+	int walked;
 
+	if (fast) {
+		walked =
+		    walk_fast(&state, target->dentry, mnt ? BPF_CORE_READ(mnt, mnt_root) : NULL);
+		if (walked == WALK_ON)
+			walk_path_on(&state);
+		if (walked != WALK_GENERAL && !state.result.reason) {
+			*result = state.result;
+			return;
+		}
+		state = start;
+	}
 	walk_path_on(&state);
 	*result = state.result;
 }
 
-/* Both targets of a request must lie beneath a root of policy_id. */
+/*
+ * Both targets of a request must lie beneath a root of policy_id. The fast
+ * walk is unrolled wherever it is inlined, and the verifier checks every
+ * copy at load: only the common case has one, the first path under the
+ * cgroup's own policy (fast); a rename's or link's second path, and a
+ * mandatory rule's walks, take the general walk.
+ */
 static __always_inline void walk_request(__u32 policy_id, const struct write_request *request,
-					 struct walk_result *result)
+					 bool fast, struct walk_result *result)
 {
-	walk_to_root(policy_id, &request->path, result);
+	walk_to_root(policy_id, &request->path, fast, result);
 	if (!result->reason && request->target.dentry)
-		walk_to_root(policy_id, &request->target, result);
+		walk_to_root(policy_id, &request->target, false, result);
 }
 
 /* Writes the path of target into scratch->reversed, leaf first from the end; returns its start. */
@@ -324,8 +446,11 @@ static __always_inline bool on_protected_fs(const struct write_target *target)
 /*
  * The decision for an operation on one or two targets (rename and link have
  * two). Tasks in cgroups without a policy return after one map lookup.
+ * typed: the request's dentries are typed pointers (BTF), as the hooks'
+ * arguments and the fields loaded from them are, which the fast walk needs;
+ * a constant, so that the compiler drops the fast walk where they are not.
  */
-static __always_inline int decide(const struct write_request *request)
+static __always_inline int decide_typed(const struct write_request *request, const bool typed)
 {
 	__u64 cgroup_id;
 	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
@@ -340,16 +465,22 @@ static __always_inline int decide(const struct write_request *request)
 		return 0;
 	} else {
 		overlay_note_operation(request->path.dentry, request->target.dentry);
-		walk_request(policy->policy_id, request, &result);
+		walk_request(policy->policy_id, request, typed, &result);
 	}
 	if (!result.reason && policy->mandatory_id) {
 		result.policy_id = policy->mandatory_id;
-		walk_request(policy->mandatory_id, request, &result);
+		walk_request(policy->mandatory_id, request, false, &result);
 	}
 	if (!result.reason)
 		return 0;
 	report(policy, cgroup_id, request, &result);
 	return denied(policy);
+}
+
+/* The decision, for hooks whose dentries are typed: every hook but the unix socket ones. */
+static __always_inline int decide(const struct write_request *request)
+{
+	return decide_typed(request, true);
 }
 
 #endif

@@ -49,20 +49,27 @@ static __always_inline bool is_file_system_write(struct inode *inode)
 	return !(mode == S_IFCHR && is_harmless_chardev(BPF_CORE_READ(inode, i_rdev)));
 }
 
+/*
+ * The cheap checks first: the open mode (a field of the file), then the
+ * task's policy (one map lookup, and for most tasks the end), then what the
+ * file is.
+ */
 SEC("lsm/file_open")
 int BPF_PROG(file_open, struct file *file, int ret)
 {
 	struct write_request request = {.op = CGWARD_OP_OPEN_WRITE};
+	__u64 cgroup_id;
 
 	if (ret)
 		return ret;
-	if (!(BPF_CORE_READ(file, f_mode) & FMODE_WRITE) &&
-	    !(BPF_CORE_READ(file, f_flags) & (O_TRUNC | O_CREAT)))
+	if (!(file->f_mode & FMODE_WRITE) && !(file->f_flags & (O_TRUNC | O_CREAT)))
 		return 0;
-	if (!is_file_system_write(BPF_CORE_READ(file, f_inode)))
+	if (!current_policy(&cgroup_id))
 		return 0;
-	request.path.dentry = BPF_CORE_READ(file, f_path.dentry);
-	request.path.mnt = BPF_CORE_READ(file, f_path.mnt);
+	if (!is_file_system_write(file->f_inode))
+		return 0;
+	request.path.dentry = file->f_path.dentry;
+	request.path.mnt = file->f_path.mnt;
 	return decide(&request);
 }
 

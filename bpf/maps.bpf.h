@@ -29,6 +29,14 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } write_roots SEC(".maps") __weak;
 
+/* Directory inode -> struct cgward_root_tag: which directories are some policy's roots. */
+struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cgward_root_tag);
+} root_tags SEC(".maps") __weak;
+
 /*
  * cgroup id -> boot time of the exec that started its workload, for the
  * cgroups bound under CGWARD_POLICY_FROM_EXEC. Written by the kernel side at

@@ -171,7 +171,8 @@ static __always_inline int decide_unix_peer(struct sock *other)
 	request.path.flags = TARGET_UNIX_PEER;
 	if (!request.path.dentry)
 		return decide_abstract_peer(peer, policy, cgroup_id);
-	return decide(&request);
+	/* A struct unix_sock's fields cannot be loaded typed from a struct sock. */
+	return decide_typed(&request, false);
 }
 
 SEC("lsm/unix_stream_connect")

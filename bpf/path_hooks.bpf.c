@@ -19,7 +19,8 @@ static __always_inline int decide_one(__u16 op, const struct path *dir, struct d
 
 static __always_inline int decide_path(__u16 op, const struct path *target)
 {
-	return decide_one(op, target, BPF_CORE_READ(target, dentry), 0);
+	/* A direct load: the fast walk needs the dentry typed (BTF), not read as a number. */
+	return decide_one(op, target, target->dentry, 0);
 }
 
 /* Reached by open(O_CREAT) of a new file as well as by mknod(2). */

@@ -193,6 +193,8 @@ static int load_programs(struct cgward_bpf **skel, struct policy_maps *maps)
 	maps->write_roots_fd = bpf_map__fd((*skel)->maps.write_roots);
 	maps->policy_info_fd = bpf_map__fd((*skel)->maps.policy_info);
 	maps->exec_events_fd = bpf_map__fd((*skel)->maps.exec_events);
+	maps->root_tags_fd = bpf_map__fd((*skel)->maps.root_tags);
+	maps->container_started_fd = bpf_map__fd((*skel)->maps.container_started);
 	return 0;
 }
 

@@ -39,6 +39,9 @@ static int setup_maps(void **state)
 					     sizeof(struct cgward_policy_info), 64, NULL),
 	    .exec_events_fd = bpf_map_create(BPF_MAP_TYPE_HASH_OF_MAPS, NULL, sizeof(__u32),
 					     sizeof(__u32), 64, &outer),
+	    /* Inode storage needs BTF for its value: tags are tested in the kernel suite. */
+	    .root_tags_fd = -1,
+	    .container_started_fd = -1,
 	};
 	close(ring);
 	if (maps.cgroup_policy_fd < 0 || maps.write_roots_fd < 0 || maps.policy_info_fd < 0 ||

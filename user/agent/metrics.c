@@ -294,6 +294,7 @@ int metrics_start(struct metrics_server **server, const char *spec, int policy_i
 				       .write_roots_fd = -1,
 				       .policy_info_fd = policy_info_fd,
 				       .exec_events_fd = -1,
+				       .root_tags_fd = -1,
 				       .container_started_fd = -1};
 	s->bpffs = bpffs;
 	s->published.version = CGWARD_VERSION;

@@ -20,7 +20,8 @@
 /* Every map but event_scratch, which is per-CPU scratch space of the programs alone. */
 static const char *const pinned_map_names[] = {
     "cgroup_policy", "write_roots", "policy_info",	 "exec_events",
-    "deny_events",   "lost_events", "container_started", "plane_info",
+    "root_tags",     "deny_events", "lost_events",	 "container_started",
+    "plane_info",
 };
 
 static int pin_path(char *out, size_t outlen, const char *dir, const char *kind, const char *name)
@@ -250,7 +251,7 @@ int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen)
 }
 
 /* The plane's map fds, in the order of pinned_map_names. */
-#define PLANE_FDS 7
+#define PLANE_FDS 8
 
 static void plane_fds(struct plane *plane, int *fds[PLANE_FDS])
 {
@@ -258,9 +259,10 @@ static void plane_fds(struct plane *plane, int *fds[PLANE_FDS])
 	fds[1] = &plane->maps.write_roots_fd;
 	fds[2] = &plane->maps.policy_info_fd;
 	fds[3] = &plane->maps.exec_events_fd;
-	fds[4] = &plane->deny_events_fd;
-	fds[5] = &plane->lost_events_fd;
-	fds[6] = &plane->maps.container_started_fd;
+	fds[4] = &plane->maps.root_tags_fd;
+	fds[5] = &plane->deny_events_fd;
+	fds[6] = &plane->lost_events_fd;
+	fds[7] = &plane->maps.container_started_fd;
 }
 
 int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen)

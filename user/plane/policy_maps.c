@@ -15,9 +15,42 @@ static struct cgward_root_key root_key(__u32 policy_id, const struct root_spec *
 	return (struct cgward_root_key){.policy_id = policy_id, .dev = root->dev, .ino = root->ino};
 }
 
+/*
+ * Tags the directories of roots. A tag is only ever added to: a writer
+ * without exceptions adds CGWARD_TAG_ROOT where there is no tag, a writer
+ * with them sets CGWARD_TAG_EXCEPTIONS whatever was there, so no race
+ * between two writers of one directory loses CGWARD_TAG_EXCEPTIONS.
+ */
+static int tag_roots(const struct policy_maps *maps, const struct root_spec *roots, size_t n_roots)
+{
+	bool exceptions = false;
+
+	for (size_t i = 0; i < n_roots; i++)
+		exceptions |= roots[i].access == CGWARD_ACCESS_READ_ONLY;
+	for (size_t i = 0; maps->root_tags_fd >= 0 && i < n_roots; i++) {
+		struct cgward_root_tag tag = {.flags = CGWARD_TAG_ROOT};
+		__u64 update = BPF_NOEXIST;
+
+		if (roots[i].fd < 0)
+			continue;
+		if (exceptions && roots[i].access == CGWARD_ACCESS_WRITE) {
+			tag.flags |= CGWARD_TAG_EXCEPTIONS;
+			update = BPF_ANY;
+		}
+		if (bpf_map_update_elem(maps->root_tags_fd, &roots[i].fd, &tag, update) != 0 &&
+		    errno != EEXIST)
+			return -errno;
+	}
+	return 0;
+}
+
 int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 			  const struct root_spec *roots, size_t n_roots)
 {
+	int ret = tag_roots(maps, roots, n_roots);
+
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < n_roots; i++) {
 		struct cgward_root_key key = root_key(policy_id, &roots[i]);
 		struct cgward_root_value value = {.access = roots[i].access};

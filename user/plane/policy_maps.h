@@ -17,6 +17,7 @@ struct policy_maps {
 	int write_roots_fd;
 	int policy_info_fd;
 	int exec_events_fd;
+	int root_tags_fd; /* -1: roots are not tagged, and the kernel looks every directory up */
 	int container_started_fd; /* cgroup id -> when its workload's exec happened */
 };
 
@@ -27,7 +28,13 @@ void policy_maps_delete_info(const struct policy_maps *maps, __u32 policy_id);
 int policy_maps_get_info(const struct policy_maps *maps, __u32 policy_id,
 			 struct cgward_policy_info *info);
 
-/* Adds every root of policy_id; on failure, removes those it added. */
+/*
+ * Adds every root of policy_id, each tagged in root_tags through its fd
+ * (none for a root whose fd is -1). A policy's read-only exceptions come in
+ * the same call as its roots: their roots are then tagged
+ * CGWARD_TAG_EXCEPTIONS. On failure, removes the roots it added; tags stay
+ * (they are hints, see bpf/cgward_abi.h).
+ */
 int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 			  const struct root_spec *roots, size_t n_roots);
 void policy_maps_delete_roots(const struct policy_maps *maps, __u32 policy_id,

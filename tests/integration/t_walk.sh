@@ -1,0 +1,62 @@
+# The path walk (issue 16): the fast walk over tagged roots hands over to
+# the general walk past its steps, at a mount, and wherever a tag cannot be
+# trusted; the verdicts are those of the general walk alone.
+# shellcheck shell=bash
+
+# A directory DEPTH components below $1, made; prints its path.
+nested_dir() {
+	local dir=$1 depth=$2
+	for _ in $(seq "$depth"); do
+		dir=$dir/d
+	done
+	mkdir -p "$dir"
+	echo "$dir"
+}
+
+test_root_above_the_fast_walk_steps_allows_and_too_deep_denies() {
+	local deep too_deep
+	deep=$(nested_dir "$W" 40)
+	too_deep=$(nested_dir "$W" 130)
+	expect "$(lines ok EPERM)" cgx --root "$W" -- \
+		sh -c "$FSOP write $deep/f x; $FSOP write $too_deep/f x"
+	expect_content "$deep/f" x
+	expect_absent "$too_deep/f"
+	expect_events 1 ".verdict == \"deny\" and .reason == \"too_deep\""
+}
+
+test_root_above_a_mount_point_allows_writes_in_the_mount() {
+	mkdir "$W/mnt"
+	mount -t tmpfs none "$W/mnt" || fail "cannot mount a tmpfs"
+	mkdir "$W/mnt/sub"
+	expect "$(lines ok ok EPERM)" cgx --root "$W" -- \
+		sh -c "$FSOP write $W/mnt/f x; $FSOP write $W/mnt/sub/f x; $FSOP write $O/f x"
+	expect_content "$W/mnt/sub/f" x
+	umount "$W/mnt"
+	expect_denies "create $O/f"
+}
+
+# A root's tag says that some policy has exceptions beneath it, whichever
+# policy: a run without them still writes there, and the tag stays after
+# the run that set it (tags are never removed).
+test_a_root_tagged_by_a_policy_with_exceptions_serves_others() {
+	mkdir "$W/ro"
+	expect "$(lines EPERM ok)" cgx --root "$W" --ro "$W/ro" -- \
+		sh -c "$FSOP write $W/ro/f x; $FSOP write $W/f x"
+	expect "$(lines ok ok)" cgx --root "$W" -- \
+		sh -c "$FSOP write $W/ro/f y; $FSOP write $W/g y"
+	expect_content "$W/ro/f" y
+	expect "$(lines EPERM)" cgx --root "$W" --ro "$W/ro" -- "$FSOP" write "$W/ro/f" z
+	expect_content "$W/ro/f" y
+	expect_events 2 ".verdict == \"deny\" and .reason == \"read_only\""
+}
+
+# A directory that was a root and is a root no more keeps its tag: the walk
+# finds no entry for the policy there and goes on.
+test_a_former_root_inside_a_root_is_not_one() {
+	mkdir "$W/old"
+	cgx --root "$W/old" -- true
+	expect "$(lines ok ok)" cgx --root "$W" -- \
+		sh -c "$FSOP write $W/old/f x; $FSOP write $W/f x"
+	expect "$(lines EPERM)" cgx --root "$T" --ro "$W" -- "$FSOP" write "$W/old/g" x
+	expect_absent "$W/old/g"
+}
