@@ -19,9 +19,8 @@
 
 /* Every map but event_scratch, which is per-CPU scratch space of the programs alone. */
 static const char *const pinned_map_names[] = {
-    "cgroup_policy", "write_roots", "policy_info",	 "exec_events",
-    "root_tags",     "deny_events", "lost_events",	 "container_started",
-    "plane_info",
+    "cgroup_policy", "write_roots", "policy_info",	 "exec_events", "root_tags",
+    "deny_events",   "lost_events", "container_started", "plane_info",
 };
 
 static int pin_path(char *out, size_t outlen, const char *dir, const char *kind, const char *name)
