@@ -292,7 +292,7 @@ test-vm-kernels: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) 
 	tests/vm/run --timeout 600 -- tests/integration/run-asan
 
 # Debian's containerd and runc in the VM, pods made through CRI by tests/kubernetes/cri.mjs
-# (npm's @grpc/grpc-js), confined by the agent; not part of make test (the caller decides).
+# (npm's @grpc/grpc-js), confined by the agent.
 test-kubernetes: all
 	tests/kubernetes/run
 
@@ -313,7 +313,7 @@ test-leaks: $(BUILD)/cgward-dynamic
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
 test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
-	test-deb test-vm-kernels
+	test-deb test-vm-kernels test-kubernetes
 
 demo: all
 	tests/demo
