@@ -432,39 +432,32 @@ static __always_inline int denied(const struct cgward_cgroup_policy *policy)
  * The boundary's own state, whatever the roots say: its pinned programs and
  * maps (bpffs) and the cgroups' control files (cgroupfs, v1 and v2).
  */
-static __always_inline bool on_protected_fs(const struct write_target *target)
+static __always_inline bool on_protected_fs(unsigned long magic)
 {
-	struct dentry *dentry = target->dentry;
-	unsigned long magic;
-
-	if (!dentry)
-		return false;
-	magic = BPF_CORE_READ(dentry, d_sb, s_magic);
 	return magic == BPF_FS_MAGIC || magic == CGROUP_SUPER_MAGIC || magic == CGROUP2_SUPER_MAGIC;
 }
 
 /*
  * The decision for an operation on one or two targets (rename and link have
- * two). Tasks in cgroups without a policy return after one map lookup.
+ * two), under the calling task's policy (current_policy(), not NULL).
  * typed: the request's dentries are typed pointers (BTF), as the hooks'
  * arguments and the fields loaded from them are, which the fast walk needs;
  * a constant, so that the compiler drops the fast walk where they are not.
  */
-static __always_inline int decide_typed(const struct write_request *request, const bool typed)
+static __always_inline int decide_for(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,
+				      const struct write_request *request, const bool typed)
 {
-	__u64 cgroup_id;
-	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
-	struct walk_result result = {};
+	struct walk_result result = {.policy_id = policy->policy_id};
+	struct super_block *path_sb = dentry_sb(request->path.dentry, typed);
+	struct super_block *target_sb = dentry_sb(request->target.dentry, typed);
 
-	if (!policy)
-		return 0;
-	result.policy_id = policy->policy_id;
-	if (on_protected_fs(&request->path) || on_protected_fs(&request->target)) {
+	if (on_protected_fs(sb_magic(path_sb, typed)) ||
+	    on_protected_fs(sb_magic(target_sb, typed))) {
 		result.reason = CGWARD_REASON_PROTECTED_FS;
-	} else if (overlay_own_work(request->path.dentry, request->target.dentry)) {
+	} else if (overlay_own_work(path_sb, target_sb)) {
 		return 0;
 	} else {
-		overlay_note_operation(request->path.dentry, request->target.dentry);
+		overlay_note_operation(path_sb, target_sb, typed);
 		walk_request(policy->policy_id, request, typed, &result);
 	}
 	if (!result.reason && policy->mandatory_id) {
@@ -477,10 +470,16 @@ static __always_inline int decide_typed(const struct write_request *request, con
 	return denied(policy);
 }
 
-/* The decision, for hooks whose dentries are typed: every hook but the unix socket ones. */
+/*
+ * The decision, for hooks whose dentries are typed (every hook but the unix
+ * socket ones): tasks in cgroups without a policy return after one map lookup.
+ */
 static __always_inline int decide(const struct write_request *request)
 {
-	return decide_typed(request, true);
+	__u64 cgroup_id;
+	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
+
+	return policy ? decide_for(policy, cgroup_id, request, true) : 0;
 }
 
 #endif

@@ -3,9 +3,11 @@
 #include "decision.bpf.h"
 
 /* Generic values; the architectures that differ (alpha, sparc, parisc) are not targets. */
-#define FMODE_WRITE 0x2
-#define O_CREAT	    00000100
-#define O_TRUNC	    00001000
+#define FMODE_WRITE   0x2
+#define FMODE_CREATED 0x100000
+#define O_CREAT	      00000100
+#define O_TRUNC	      00001000
+#define __O_TMPFILE   020000000
 
 #define KERNEL_MKDEV(major, minor) (((major) << 20) | (minor))
 
@@ -40,37 +42,50 @@ static __always_inline bool is_harmless_chardev(dev_t rdev)
  */
 static __always_inline bool is_file_system_write(struct inode *inode)
 {
-	umode_t mode = BPF_CORE_READ(inode, i_mode) & S_IFMT;
+	umode_t mode = inode->i_mode & S_IFMT;
 
 	if (mode == S_IFIFO || mode == S_IFSOCK)
 		return false;
-	if (BPF_CORE_READ(inode, i_sb, s_magic) == PID_FS_MAGIC)
+	if (inode->i_sb->s_magic == PID_FS_MAGIC)
 		return false;
-	return !(mode == S_IFCHR && is_harmless_chardev(BPF_CORE_READ(inode, i_rdev)));
+	return !(mode == S_IFCHR && is_harmless_chardev(inode->i_rdev));
 }
 
 /*
- * The cheap checks first: the open mode (a field of the file), then the
- * task's policy (one map lookup, and for most tasks the end), then what the
- * file is.
+ * A file that this open has just created: path_mknod (from may_o_create)
+ * judged its creation in its directory, for this task, before the file
+ * system made it, and a creation it denies is not made. An O_TMPFILE is
+ * created without that hook: its open is judged here.
+ */
+static __always_inline bool created_by_this_open(const struct file *file)
+{
+	return (file->f_mode & FMODE_CREATED) && !(file->f_flags & __O_TMPFILE);
+}
+
+/*
+ * The cheap checks first: the open mode and flags (fields of the file),
+ * then the task's policy (one map lookup, and for most tasks the end), then
+ * what the file is.
  */
 SEC("lsm/file_open")
 int BPF_PROG(file_open, struct file *file, int ret)
 {
 	struct write_request request = {.op = CGWARD_OP_OPEN_WRITE};
+	struct cgward_cgroup_policy *policy;
 	__u64 cgroup_id;
 
 	if (ret)
 		return ret;
 	if (!(file->f_mode & FMODE_WRITE) && !(file->f_flags & (O_TRUNC | O_CREAT)))
 		return 0;
-	if (!current_policy(&cgroup_id))
+	if (created_by_this_open(file))
 		return 0;
-	if (!is_file_system_write(file->f_inode))
+	policy = current_policy(&cgroup_id);
+	if (!policy || !is_file_system_write(file->f_inode))
 		return 0;
 	request.path.dentry = file->f_path.dentry;
 	request.path.mnt = file->f_path.mnt;
-	return decide(&request);
+	return decide_for(policy, cgroup_id, &request, true);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -172,7 +172,7 @@ static __always_inline int decide_unix_peer(struct sock *other)
 	if (!request.path.dentry)
 		return decide_abstract_peer(peer, policy, cgroup_id);
 	/* A struct unix_sock's fields cannot be loaded typed from a struct sock. */
-	return decide_typed(&request, false);
+	return decide_for(policy, cgroup_id, &request, false);
 }
 
 SEC("lsm/unix_stream_connect")

@@ -52,6 +52,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "typed_read.bpf.h"
 
 #define OVERLAYFS_SUPER_MAGIC 0x794c7630
 
@@ -73,11 +74,13 @@ struct {
 	__type(value, __u64);
 } overlay_operations SEC(".maps") __weak;
 
-static __always_inline void overlay_note_operation(struct dentry *path, struct dentry *target)
+static __always_inline void overlay_note_operation(struct super_block *path_sb,
+						   struct super_block *target_sb, const bool typed)
 {
 }
 
-static __always_inline bool overlay_own_work(struct dentry *path, struct dentry *target)
+static __always_inline bool overlay_own_work(struct super_block *path_sb,
+					     struct super_block *target_sb)
 {
 	return false;
 }
@@ -95,24 +98,21 @@ struct {
 	__type(value, struct overlay_operation);
 } overlay_operations SEC(".maps") __weak;
 
-static __always_inline struct super_block *overlay_sb_of(struct dentry *dentry)
+/*
+ * Remembers the overlay that an operation about to be judged targets, if
+ * any: the super blocks of its dentries (target_sb NULL for none), typed as
+ * they were.
+ */
+static __always_inline void overlay_note_operation(struct super_block *path_sb,
+						   struct super_block *target_sb, const bool typed)
 {
-	struct super_block *sb;
-
-	if (!dentry)
-		return NULL;
-	sb = BPF_CORE_READ(dentry, d_sb);
-	return BPF_CORE_READ(sb, s_magic) == OVERLAYFS_SUPER_MAGIC ? sb : NULL;
-}
-
-/* Remembers the overlay that an operation about to be judged targets, if any. */
-static __always_inline void overlay_note_operation(struct dentry *path, struct dentry *target)
-{
-	struct super_block *sb = overlay_sb_of(path);
+	struct super_block *sb = NULL;
 	struct overlay_operation *operation;
 
-	if (!sb)
-		sb = overlay_sb_of(target);
+	if (sb_magic(path_sb, typed) == OVERLAYFS_SUPER_MAGIC)
+		sb = path_sb;
+	else if (sb_magic(target_sb, typed) == OVERLAYFS_SUPER_MAGIC)
+		sb = target_sb;
 	if (!sb)
 		return;
 	operation = bpf_task_storage_get(&overlay_operations, bpf_get_current_task_btf(), 0,
@@ -125,14 +125,14 @@ static __always_inline void overlay_note_operation(struct dentry *path, struct d
 static __always_inline struct super_block *overlay_upper_at_work(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	const struct cred *cred = BPF_CORE_READ(task, cred);
+	const struct cred *cred = task->cred;
 	struct overlay_operation *operation;
 	struct super_block *overlay;
 	struct ovl_fs *ofs;
 
 	if (!bpf_core_type_exists(struct ovl_fs))
 		return NULL;
-	if (cred == BPF_CORE_READ(task, real_cred))
+	if (cred == task->real_cred)
 		return NULL;
 	operation = bpf_task_storage_get(&overlay_operations, task, 0, 0);
 	if (!operation || !operation->overlay_sb)
@@ -148,18 +148,21 @@ static __always_inline struct super_block *overlay_upper_at_work(void)
 	return BPF_CORE_READ(ofs, layers, mnt, mnt_sb);
 }
 
-/* Both dentries of the request (the second may be NULL) are overlayfs' own upper-layer work. */
-static __always_inline bool overlay_own_work(struct dentry *path, struct dentry *target)
+/*
+ * Both targets of the request, by their super blocks (target_sb NULL for
+ * none), are overlayfs' own upper-layer work.
+ */
+static __always_inline bool overlay_own_work(struct super_block *path_sb,
+					     struct super_block *target_sb)
 {
 	struct super_block *upper;
 
-	if (!path)
+	if (!path_sb)
 		return false;
 	upper = overlay_upper_at_work();
 	if (!upper)
 		return false;
-	return BPF_CORE_READ(path, d_sb) == upper &&
-	       (!target || BPF_CORE_READ(target, d_sb) == upper);
+	return path_sb == upper && (!target_sb || target_sb == upper);
 }
 #endif /* CGWARD_SCALAR_WALK_ARGS */
 

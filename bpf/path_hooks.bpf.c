@@ -11,7 +11,7 @@ static __always_inline int decide_one(__u16 op, const struct path *dir, struct d
 {
 	struct write_request request = {
 	    .op = op,
-	    .path = {.dentry = dentry, .mnt = BPF_CORE_READ(dir, mnt), .flags = flags},
+	    .path = {.dentry = dentry, .mnt = dir->mnt, .flags = flags},
 	};
 
 	return decide(&request);
@@ -77,7 +77,7 @@ SEC("lsm/path_link")
 int BPF_PROG(path_link, struct dentry *old_dentry, const struct path *new_dir,
 	     struct dentry *new_dentry, int ret)
 {
-	struct vfsmount *mnt = BPF_CORE_READ(new_dir, mnt);
+	struct vfsmount *mnt = new_dir->mnt;
 	struct write_request request = {
 	    .op = CGWARD_OP_LINK,
 	    .path = {.dentry = old_dentry, .mnt = mnt},
@@ -106,12 +106,8 @@ int BPF_PROG(path_rename, const struct path *old_dir, struct dentry *old_dentry,
 {
 	struct write_request request = {
 	    .op = CGWARD_OP_RENAME,
-	    .path = {.dentry = old_dentry,
-		     .mnt = BPF_CORE_READ(old_dir, mnt),
-		     .flags = TARGET_DEPARTS},
-	    .target = {.dentry = new_dentry,
-		       .mnt = BPF_CORE_READ(new_dir, mnt),
-		       .flags = TARGET_DEPARTS},
+	    .path = {.dentry = old_dentry, .mnt = old_dir->mnt, .flags = TARGET_DEPARTS},
+	    .target = {.dentry = new_dentry, .mnt = new_dir->mnt, .flags = TARGET_DEPARTS},
 	};
 
 	return decide(&request);
