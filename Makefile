@@ -9,7 +9,8 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	libjansson-dev libevent-dev libnghttp2-dev pkg-config make gcc
+	libjansson-dev libevent-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler pkg-config \
+	make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 # dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
@@ -36,7 +37,8 @@ USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
 CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
 	-Ibpf $(USER_INCS)
-LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lnghttp2 -levent_extra -levent_core -lpthread
+LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lnghttp2 -lprotobuf-c -levent_extra -levent_core \
+	-lpthread
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -47,9 +49,17 @@ BPF_HDRS  := $(wildcard bpf/*.h)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
 	-Wno-unused-parameter -Wno-missing-declarations
 
-# Every user/*/*.c but main.c is library code, linked into cgward and the unit tests.
+# protoc-c writes the C of each user/<concern>/<name>.proto (the CRI's messages)
+# to $(BUILD)/<concern>/<name>.pb-c.[ch].
+PROTOS        := $(sort $(wildcard user/*/*.proto))
+PROTO_SRCS    := $(patsubst user/%.proto,$(BUILD)/%.pb-c.c,$(PROTOS))
+# Object names relative to an object directory: kubernetes/cri_sandbox.pb-c.o.
+PROTO_OBJS    := $(patsubst user/%.proto,%.pb-c.o,$(PROTOS))
+
+# Every user/*/*.c but main.c is library code, linked into cgward and the unit tests,
+# and so is the C generated from the .proto files.
 USER_LIB_SRCS := $(filter-out user/cmd/main.c,$(sort $(wildcard user/*/*.c)))
-USER_HDRS     := $(wildcard user/*/*.h) bpf/cgward_abi.h
+USER_HDRS     := $(wildcard user/*/*.h) bpf/cgward_abi.h $(PROTO_SRCS:.c=.h)
 UNIT_SRCS     := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRCS))
 ASAN_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/unit-asan/%,$(UNIT_SRCS))
@@ -63,7 +73,8 @@ FUZZ_BINS      := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_SRCS  := $(filter-out $(shell grep -l 'skel\.h' $(USER_LIB_SRCS) /dev/null),$(USER_LIB_SRCS))
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -Ibpf $(USER_INCS) $(FUZZ_SANITIZE)
+FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $(USER_INCS) \
+	$(FUZZ_SANITIZE)
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
@@ -183,6 +194,15 @@ $(BUILD)/cgward_scalar.skel.h: $(BUILD)/cgward_scalar.bpf.o
 $(BUILD)/cgward_object.h: $(BUILD)/cgward.bpf.o $(BUILD)/cgward_scalar.bpf.o
 	echo "#define CGWARD_OBJECT_HASH 0x$$(cat $^ | sha256sum | cut -c1-16)ULL" > $@
 
+# A pattern rule with two targets: one protoc-c run makes both. The files are
+# named by an explicit rule too: made only by pattern rules, they would be
+# intermediate files, deleted after each build.
+$(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h: user/%.proto
+	@mkdir -p $(@D)
+	protoc-c --proto_path=$(<D) --c_out=$(@D) $<
+
+$(PROTO_SRCS) $(PROTO_SRCS:.c=.h):
+
 $(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgward_scalar.skel.h \
 	$(BUILD)/cgward_object.h
 	@mkdir -p $(@D)
@@ -194,11 +214,26 @@ $(BUILD)/obj-asan/%.o: user/%.c $(USER_HDRS) $(BUILD)/cgward.skel.h $(BUILD)/cgw
 	$(CC) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
 
 # Archives, so that a unit test links only the modules it calls.
-$(BUILD)/libcgward.a: $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_LIB_SRCS))
+$(BUILD)/libcgward.a: $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_LIB_SRCS)) \
+	$(addprefix $(BUILD)/obj/,$(PROTO_OBJS))
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libcgward-asan.a: $(patsubst user/%.c,$(BUILD)/obj-asan/%.o,$(USER_LIB_SRCS))
+$(BUILD)/libcgward-asan.a: $(patsubst user/%.c,$(BUILD)/obj-asan/%.o,$(USER_LIB_SRCS)) \
+	$(addprefix $(BUILD)/obj-asan/,$(PROTO_OBJS))
 	rm -f $@ && ar rcs $@ $^
+
+# The generated C, compiled as the library's own sources are in each build.
+$(addprefix $(BUILD)/obj/,$(PROTO_OBJS)): $(BUILD)/obj/%.o: $(BUILD)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(addprefix $(BUILD)/obj-asan/,$(PROTO_OBJS)): $(BUILD)/obj-asan/%.o: $(BUILD)/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -O1 $(SANITIZE) -c $< -o $@
+
+$(addprefix $(BUILD)/obj-fuzz/,$(PROTO_OBJS)): $(BUILD)/obj-fuzz/%.o: $(BUILD)/%.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 # Static: cgward exec starts hundreds of times a minute, and resolving six shared
 # libraries took as long as the rest of its start-up (measured under emulation).
@@ -222,7 +257,8 @@ $(BUILD)/obj-fuzz/%.o: user/%.c $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(BUILD)/libcgward-fuzz.a: $(patsubst user/%.c,$(BUILD)/obj-fuzz/%.o,$(FUZZ_LIB_SRCS))
+$(BUILD)/libcgward-fuzz.a: $(patsubst user/%.c,$(BUILD)/obj-fuzz/%.o,$(FUZZ_LIB_SRCS)) \
+	$(addprefix $(BUILD)/obj-fuzz/,$(PROTO_OBJS))
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libcgward-fuzz.a | $(BUILD)/fuzz

@@ -13,94 +13,22 @@
 #include <sys/un.h>
 #include <nghttp2/nghttp2.h>
 
+#include "kubernetes/cri_sandbox.pb-c.h"
+
 #define CRI_PATH       "/runtime.v1.RuntimeService/PodSandboxStatus"
 #define REPLY_MAX      (1024 * 1024)
 #define SANDBOX_ID_MAX 128
+/* gRPC's prefix: a compressed flag, then the message's length (big-endian). */
+#define GRPC_PREFIX 5
 
-/* Protobuf wire types. */
-#define WIRE_VARINT 0
-#define WIRE_I64    1
-#define WIRE_LEN    2
-#define WIRE_I32    5
-
-struct reader {
-	const unsigned char *p, *end;
-};
-
-static int read_varint(struct reader *r, uint64_t *v)
+/* A map<string, string> entry's strings, copied: they outlive the unpacked message. */
+static int add_pair(struct meta_pair *pairs, size_t *n, const char *key, const char *value)
 {
-	*v = 0;
-	for (int shift = 0; shift < 64; shift += 7) {
-		if (r->p == r->end)
-			return -EINVAL;
-		*v |= (uint64_t)(*r->p & 0x7f) << shift;
-		if (!(*r->p++ & 0x80))
-			return 0;
-	}
-	return -EINVAL;
-}
-
-/* The next field: its number and wire type; for WIRE_LEN its bytes in *sub. */
-static int next_field(struct reader *r, uint32_t *field, uint32_t *wire, struct reader *sub)
-{
-	uint64_t key, len;
-
-	if (read_varint(r, &key))
-		return -EINVAL;
-	*field = (uint32_t)(key >> 3);
-	*wire = (uint32_t)(key & 7);
-	switch (*wire) {
-	case WIRE_VARINT:
-		return read_varint(r, &len);
-	case WIRE_I64:
-	case WIRE_I32:
-		len = *wire == WIRE_I64 ? 8 : 4;
-		break;
-	case WIRE_LEN:
-		if (read_varint(r, &len))
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (len > (uint64_t)(r->end - r->p))
-		return -EINVAL;
-	sub->p = r->p;
-	sub->end = r->p + len;
-	r->p += len;
-	return 0;
-}
-
-/* A string field's bytes as a C string; an absent field is "" (protobuf's default). */
-static char *dup_bytes(struct reader r)
-{
-	return r.p ? strndup((const char *)r.p, (size_t)(r.end - r.p)) : strdup("");
-}
-
-/* A map<string, string> entry: key = 1, value = 2. */
-static int add_entry(struct reader entry, struct meta_pair **pairs, size_t *n)
-{
-	struct reader key = {0}, value = {0}, sub;
-	struct meta_pair *grown;
-	uint32_t field, wire;
-
-	while (entry.p < entry.end) {
-		if (next_field(&entry, &field, &wire, &sub))
-			return -EINVAL;
-		if (wire == WIRE_LEN && field == 1)
-			key = sub;
-		else if (wire == WIRE_LEN && field == 2)
-			value = sub;
-	}
-	grown = realloc(*pairs, (*n + 2) * sizeof(**pairs));
-	if (!grown)
-		return -ENOMEM;
-	*pairs = grown;
-	grown[*n].key = dup_bytes(key);
-	grown[*n].value = dup_bytes(value);
-	if (!grown[*n].key || !grown[*n].value) {
-		free(grown[*n].key);
-		free(grown[*n].value);
+	pairs[*n].key = strdup(key);
+	pairs[*n].value = strdup(value);
+	if (!pairs[*n].key || !pairs[*n].value) {
+		free(pairs[*n].key);
+		free(pairs[*n].value);
 		return -ENOMEM;
 	}
 	(*n)++;
@@ -116,33 +44,34 @@ static void free_pairs(struct meta_pair *pairs, size_t n)
 	free(pairs);
 }
 
-/* PodSandboxStatusResponse { PodSandboxStatus status = 1 { labels = 7; annotations = 8 } }. */
 int cri_parse_sandbox_status(const unsigned char *buf, size_t len, struct container_meta *meta)
 {
-	struct reader r = {buf, buf + len}, status = {0}, sub;
-	struct meta_pair *labels = NULL, *annotations = NULL;
+	Runtime__V1__PodSandboxStatusResponse *reply;
+	const Runtime__V1__PodSandboxStatus *status;
+	struct meta_pair *labels, *annotations;
 	size_t n_labels = 0, n_annotations = 0;
-	uint32_t field, wire;
-	bool found = false;
 	int ret = 0;
 
-	while (r.p < r.end) {
-		if (next_field(&r, &field, &wire, &sub))
-			return -EINVAL;
-		if (field == 1 && wire == WIRE_LEN) {
-			status = sub;
-			found = true;
-		}
-	}
-	if (!found)
+	/* NULL for malformed input and for want of memory alike: either way nothing is kept. */
+	reply = runtime__v1__pod_sandbox_status_response__unpack(NULL, len, buf);
+	if (!reply)
+		return -EINVAL;
+	status = reply->status;
+	if (!status) {
+		runtime__v1__pod_sandbox_status_response__free_unpacked(reply, NULL);
 		return -ENOENT;
-	while (ret == 0 && status.p < status.end) {
-		ret = next_field(&status, &field, &wire, &sub);
-		if (ret == 0 && wire == WIRE_LEN && field == 7)
-			ret = add_entry(sub, &labels, &n_labels);
-		else if (ret == 0 && wire == WIRE_LEN && field == 8)
-			ret = add_entry(sub, &annotations, &n_annotations);
 	}
+	/* + 1: calloc(0) may return NULL, which is not want of memory. */
+	labels = calloc(status->n_labels + 1, sizeof(*labels));
+	annotations = calloc(status->n_annotations + 1, sizeof(*annotations));
+	if (!labels || !annotations)
+		ret = -ENOMEM;
+	for (size_t i = 0; ret == 0 && i < status->n_labels; i++)
+		ret = add_pair(labels, &n_labels, status->labels[i]->key, status->labels[i]->value);
+	for (size_t i = 0; ret == 0 && i < status->n_annotations; i++)
+		ret = add_pair(annotations, &n_annotations, status->annotations[i]->key,
+			       status->annotations[i]->value);
+	runtime__v1__pod_sandbox_status_response__free_unpacked(reply, NULL);
 	if (ret) {
 		free_pairs(labels, n_labels);
 		free_pairs(annotations, n_annotations);
@@ -160,7 +89,8 @@ int cri_parse_sandbox_status(const unsigned char *buf, size_t len, struct contai
 
 struct call {
 	int fd;
-	unsigned char request[5 + 2 + SANDBOX_ID_MAX];
+	/* The prefix, then PodSandboxStatusRequest: a tag, a two-byte length at most, the id. */
+	unsigned char request[GRPC_PREFIX + 3 + SANDBOX_ID_MAX];
 	size_t request_len, request_sent;
 	unsigned char *reply;
 	size_t reply_len;
@@ -321,6 +251,8 @@ int cri_pod_metadata(const char *socket_path, const char *sandbox_id, int timeou
 		     struct container_meta *meta, char *err, size_t errlen)
 {
 	struct call call = {.fd = -1, .stream_id = -1};
+	Runtime__V1__PodSandboxStatusRequest request =
+	    RUNTIME__V1__POD_SANDBOX_STATUS_REQUEST__INIT;
 	size_t id_len = strlen(sandbox_id), body;
 	nghttp2_session_callbacks *callbacks = NULL;
 	nghttp2_session *session = NULL;
@@ -342,16 +274,15 @@ int cri_pod_metadata(const char *socket_path, const char *sandbox_id, int timeou
 		snprintf(err, errlen, "bad sandbox id");
 		return -EINVAL;
 	}
-	/* The gRPC frame: not compressed, length, then PodSandboxStatusRequest{pod_sandbox_id = 1}.
-	 */
-	body = 2 + id_len;
+	/* pack only reads the string: protobuf-c's fields are not const. */
+	request.pod_sandbox_id = (char *)sandbox_id;
+	body = runtime__v1__pod_sandbox_status_request__pack(&request, call.request + GRPC_PREFIX);
 	call.request[0] = 0;
-	call.request[1] = call.request[2] = call.request[3] = 0;
+	call.request[1] = (unsigned char)(body >> 24);
+	call.request[2] = (unsigned char)(body >> 16);
+	call.request[3] = (unsigned char)(body >> 8);
 	call.request[4] = (unsigned char)body;
-	call.request[5] = 0x0a;
-	call.request[6] = (unsigned char)id_len; /* < 128: one varint byte */
-	memcpy(call.request + 7, sandbox_id, id_len);
-	call.request_len = 5 + body;
+	call.request_len = GRPC_PREFIX + body;
 
 	call.fd = connect_unix(socket_path, timeout_ms);
 	if (call.fd < 0) {
@@ -383,10 +314,11 @@ int cri_pod_metadata(const char *socket_path, const char *sandbox_id, int timeou
 		snprintf(err, errlen, "CRI PodSandboxStatus: gRPC status %s: %s",
 			 call.grpc_status[0] ? call.grpc_status : "?", call.grpc_message);
 		ret = -EPROTO;
-	} else if (call.reply_len < 5 || call.reply[0] != 0) {
+	} else if (call.reply_len < GRPC_PREFIX || call.reply[0] != 0) {
 		snprintf(err, errlen, "CRI PodSandboxStatus: no reply message");
 		ret = -EPROTO;
-	} else if ((ret = cri_parse_sandbox_status(call.reply + 5, call.reply_len - 5, meta))) {
+	} else if ((ret = cri_parse_sandbox_status(call.reply + GRPC_PREFIX,
+						   call.reply_len - GRPC_PREFIX, meta))) {
 		snprintf(err, errlen, "CRI PodSandboxStatus: malformed reply");
 	}
 	nghttp2_session_del(session);

@@ -2,7 +2,8 @@
 /*
  * A pod's labels and annotations from the CRI runtime, as the kubelet asks
  * for them: one unary gRPC call, RuntimeService/PodSandboxStatus, over the
- * runtime's unix socket (HTTP/2 by libnghttp2, the few protobuf fields by hand).
+ * runtime's unix socket (HTTP/2 by libnghttp2, the messages by protobuf-c from
+ * cri_sandbox.proto).
  * containerd's bundles do not carry the pod's labels; its CRI does.
  */
 #ifndef CGWARD_CRI_CLIENT_H
