@@ -354,7 +354,8 @@ test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks 
 demo: all
 	tests/demo
 
-BENCH_BINS := $(BUILD)/bench/openloop $(BUILD)/bench/spawntime $(BUILD)/bench/policy_scale
+BENCH_BINS := $(BUILD)/bench/openloop $(BUILD)/bench/spawntime $(BUILD)/bench/policy_scale \
+	$(BUILD)/bench/attach $(BUILD)/bench/floor.bpf.o
 
 $(BUILD)/bench/openloop $(BUILD)/bench/spawntime: $(BUILD)/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
@@ -363,6 +364,14 @@ $(BUILD)/bench/openloop $(BUILD)/bench/spawntime: $(BUILD)/bench/%: tests/bench/
 $(BUILD)/bench/policy_scale: tests/bench/policy_scale.c $(BUILD)/libcgward.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/bench/attach: tests/bench/attach.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf
+
+$(BUILD)/bench/floor.bpf.o: tests/bench/floor.bpf.c
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # Overhead figures as ratios, in tests/vm/run unless this kernel can enforce; not a test.
 bench: all $(BENCH_BINS)
