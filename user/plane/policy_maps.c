@@ -16,6 +16,23 @@ static struct cgward_root_key root_key(__u32 policy_id, const struct root_spec *
 }
 
 /*
+ * Writes one directory's tag. Its first tag creates the directory's inode
+ * storage, and when two writers race to create it (cgward execs started
+ * together on one root) the kernel fails one of them with EAGAIN: the
+ * storage exists for its next try.
+ */
+static int tag_root(int root_tags_fd, int dir_fd, const struct cgward_root_tag *tag, __u64 update)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (bpf_map_update_elem(root_tags_fd, &dir_fd, tag, update) == 0 || errno == EEXIST)
+			return 0;
+		if (errno != EAGAIN)
+			break;
+	}
+	return -errno;
+}
+
+/*
  * Tags the directories of roots. A tag is only ever added to: a writer
  * without exceptions adds CGWARD_TAG_ROOT where there is no tag, a writer
  * with them sets CGWARD_TAG_EXCEPTIONS whatever was there, so no race
@@ -30,6 +47,7 @@ static int tag_roots(const struct policy_maps *maps, const struct root_spec *roo
 	for (size_t i = 0; maps->root_tags_fd >= 0 && i < n_roots; i++) {
 		struct cgward_root_tag tag = {.flags = CGWARD_TAG_ROOT};
 		__u64 update = BPF_NOEXIST;
+		int ret;
 
 		if (roots[i].fd < 0)
 			continue;
@@ -37,9 +55,9 @@ static int tag_roots(const struct policy_maps *maps, const struct root_spec *roo
 			tag.flags |= CGWARD_TAG_EXCEPTIONS;
 			update = BPF_ANY;
 		}
-		if (bpf_map_update_elem(maps->root_tags_fd, &roots[i].fd, &tag, update) != 0 &&
-		    errno != EEXIST)
-			return -errno;
+		ret = tag_root(maps->root_tags_fd, roots[i].fd, &tag, update);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
