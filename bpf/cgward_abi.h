@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it.
  */
-#define CGWARD_ABI_VERSION 5
+#define CGWARD_ABI_VERSION 6
 
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16
@@ -148,7 +148,14 @@ enum cgward_access {
 
 struct cgward_root_value {
 	__u32 access; /* enum cgward_access */
+	__u32 flags;  /* CGWARD_ROOT_* */
 };
+
+/*
+ * A write root of a policy that also has read-only roots, which may lie
+ * below it: a directory beneath it is not writable for that alone.
+ */
+#define CGWARD_ROOT_EXCEPTIONS (1U << 0)
 
 /*
  * root_tags: BPF inode storage on the directory of every root and read-only

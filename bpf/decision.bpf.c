@@ -8,6 +8,8 @@
  */
 #include "decision.bpf.h"
 
+const volatile __u64 rename_lock_addr = 0;
+
 /*
  * One step up a path: from the root of a mount to the directory it is
  * mounted on, or from a dentry to its parent. False at the root of the mount

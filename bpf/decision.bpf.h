@@ -168,12 +168,126 @@ static __always_inline struct vfsmount *guess_mount(struct dentry *dentry)
 	return NULL;
 }
 
+#define TMPFS_MAGIC	  0x01021994
+#define EXT4_SUPER_MAGIC  0xef53
+#define XFS_SUPER_MAGIC	  0x58465342
+#define BTRFS_SUPER_MAGIC 0x9123683e
+
+/*
+ * The address of rename_lock, the dcache's rename generation, set by the
+ * loader from /proc/kallsyms (vmlinux BTF has no global variables, and the
+ * static linker takes no typeless extern); 0 where kallsyms hides it, which
+ * leaves the walk cache off. Every change of a dentry's parent (rename,
+ * exchange, a directory alias moved by d_splice_alias) happens under
+ * write_seqlock(&rename_lock), so its sequence count, at offset 0, changes
+ * with every move.
+ */
+extern const volatile __u64 rename_lock_addr;
+
+/*
+ * A walk cache entry serves for this long (33 s at HZ=250, 82 s at 100):
+ * the 32-bit count cannot come round to its value again meanwhile, since
+ * 2^31 renames, each moving dentries under the one global rename_lock,
+ * take minutes.
+ */
+#define WALK_CACHE_JIFFIES (1U << 13)
+
+/*
+ * rename_lock's sequence count; odd, as while a rename is under way, where
+ * it cannot be read. Branch-free past the load-time constants: the walk
+ * carries the value on, and a value that were a constant on some paths
+ * would make the verifier check the rest of the walk once for each.
+ */
+static __always_inline __u32 rename_count(void)
+{
+	__u32 count;
+	long err;
+
+	if (!rename_lock_addr)
+		return 1;
+	err = bpf_probe_read_kernel(&count, sizeof(count), (void *)rename_lock_addr);
+	return count | (__u32)((__u64)err >> 63);
+}
+
+/*
+ * Whether walk_cache may serve dir, reached through a mount whose root is
+ * mnt_root: on a file system where a directory moves only by a rename
+ * through this kernel (on a network file system it can show up elsewhere
+ * without one), through a mount of the whole file system (a bind mount's
+ * root could end the walk below the cached root), and only where loads are
+ * not reordered with older loads (x86-64): the walk's loads must not see
+ * the tree from before rename_count() read it, and BPF has no read barrier
+ * to order them elsewhere.
+ */
+static __always_inline bool walk_cache_serves(struct inode *dir, struct dentry *mnt_root)
+{
+#ifdef __TARGET_ARCH_x86
+	struct super_block *sb = dir->i_sb;
+	unsigned long magic = sb->s_magic;
+
+	if (mnt_root && mnt_root != sb->s_root)
+		return false;
+	return magic == TMPFS_MAGIC || magic == EXT4_SUPER_MAGIC || magic == XFS_SUPER_MAGIC ||
+	       magic == BTRFS_SUPER_MAGIC || magic == OVERLAYFS_SUPER_MAGIC;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Whether walk_cache lets a write beneath dir: its entry was filled at this
+ * rename count, and its root is a write root of the policy without
+ * read-only exceptions (any of which could lie between dir and the root).
+ * The entry is not the policy's: a policy without that root walks, and the
+ * write_roots lookup is what keeps a reused policy id or a reload from
+ * inheriting another policy's verdict.
+ */
+static __always_inline bool walk_cache_allows(const struct walk_state *state, struct dentry *dir,
+					      struct dentry *mnt_root, __u32 rename_seq)
+{
+	struct cgward_root_key key = {.policy_id = state->policy_id};
+	struct inode *inode = dir->d_inode;
+	struct walk_cache_entry *entry;
+	struct cgward_root_value *root;
+
+	if (!inode || (rename_seq & 1) || !walk_cache_serves(inode, mnt_root))
+		return false;
+	entry = bpf_inode_storage_get(&walk_cache, inode, 0, 0);
+	if (!entry || entry->rename_seq != rename_seq ||
+	    bpf_jiffies64() - entry->jiffies >= WALK_CACHE_JIFFIES)
+		return false;
+	key.dev = inode->i_sb->s_dev;
+	key.ino = entry->root_ino;
+	root = bpf_map_lookup_elem(&write_roots, &key);
+	return root && root->access == CGWARD_ACCESS_WRITE &&
+	       !(root->flags & CGWARD_ROOT_EXCEPTIONS);
+}
+
+/* Records that the fast walk from dir, begun at rename_seq, met the write root root_ino first. */
+static __always_inline void walk_cache_fill(struct dentry *dir, struct dentry *mnt_root,
+					    __u32 rename_seq, __u64 root_ino)
+{
+	struct walk_cache_entry entry = {
+	    .root_ino = root_ino,
+	    .jiffies = bpf_jiffies64(),
+	    .rename_seq = rename_seq,
+	};
+	struct inode *inode = dir->d_inode;
+
+	if (!inode || (rename_seq & 1) || !walk_cache_serves(inode, mnt_root))
+		return;
+	bpf_inode_storage_delete(&walk_cache, inode);
+	bpf_inode_storage_get(&walk_cache, inode, &entry, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
 /*
  * The walk over the target's own mount, where roots usually are. Each step
  * is two pointer loads (BTF: no helper call) and an inode storage lookup
  * that finds nothing on a directory no policy names (root_tags); only a
  * tagged directory is looked up in write_roots, by judge_root as the
- * general walk does. It returns WALK_DONE when a root decided; WALK_ON
+ * general walk does. From the target's directory on, walk_cache may
+ * answer for the rest of the walk, and a walk that ends on a write root
+ * fills it. It returns WALK_DONE when a root decided; WALK_ON
  * with state->pos where the general walk goes on (the mount's root, the
  * top of the file system, or FAST_WALK_STEPS up); WALK_GENERAL when the
  * general walk must decide from the target instead: a socket, which an
@@ -188,21 +302,31 @@ static __always_inline struct vfsmount *guess_mount(struct dentry *dentry)
 static __always_inline int walk_fast(struct walk_state *state, struct dentry *dentry,
 				     struct dentry *mnt_root)
 {
-	struct cgward_root_tag *tag;
 	struct inode *inode = dentry->d_inode;
-	struct dentry *parent;
+	struct dentry *parent, *dir = NULL;
+	struct cgward_root_tag *tag;
+	__u32 rename_seq = 1;
 
 	if (inode && (inode->i_mode & S_IFMT) == S_IFSOCK)
 		return WALK_GENERAL;
 #pragma clang loop unroll(full)
 	for (int step = 0; step < FAST_WALK_STEPS; step++) {
+		/* The target's directory: walk_cache may answer for the rest. */
+		if (step == 1) {
+			dir = dentry;
+			rename_seq = rename_count();
+			if (walk_cache_allows(state, dir, mnt_root, rename_seq)) {
+				state->result.reason = 0;
+				return WALK_DONE;
+			}
+		}
 		inode = dentry->d_inode;
 		tag = inode ? bpf_inode_storage_get(&root_tags, inode, 0, 0) : NULL;
 		if (tag) {
 			if (tag->flags & CGWARD_TAG_EXCEPTIONS)
 				return WALK_GENERAL;
 			if (judge_root(state, inode->i_sb->s_dev, inode->i_ino) == WALK_DONE)
-				return WALK_DONE;
+				goto decided;
 		}
 		if (dentry == mnt_root)
 			break;
@@ -215,6 +339,10 @@ static __always_inline int walk_fast(struct walk_state *state, struct dentry *de
 	}
 	state->pos.dentry = (__u64)dentry;
 	return WALK_ON;
+decided:
+	if (dir && !state->result.reason)
+		walk_cache_fill(dir, mnt_root, rename_seq, inode->i_ino);
+	return WALK_DONE;
 }
 
 /*

@@ -38,6 +38,26 @@ struct {
 } root_tags SEC(".maps") __weak;
 
 /*
+ * What the fast walk found above a directory: a write root (of some policy)
+ * on its file system, at a value of rename_lock's sequence count and a time.
+ * The programs' own: each entry is created whole and never written after (a
+ * stale one is deleted and created again), so no reader sees half of one.
+ */
+struct walk_cache_entry {
+	__u64 root_ino;
+	__u64 jiffies;
+	__u32 rename_seq;
+	__u32 unused;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct walk_cache_entry);
+} walk_cache SEC(".maps") __weak;
+
+/*
  * cgroup id -> boot time of the exec that started its workload, for the
  * cgroups bound under CGWARD_POLICY_FROM_EXEC. Written by the kernel side at
  * that exec (and by the agent for a container it finds already running);

@@ -219,6 +219,30 @@ static void test_gc_removes_only_unbound_policies_of_dead_owners(void **state)
 	policy_maps_delete_exec(maps, alive, roots, 2);
 }
 
+static __u32 root_flags(const struct policy_maps *maps, __u32 policy_id,
+			const struct root_spec *root)
+{
+	struct cgward_root_key key = {.policy_id = policy_id, .dev = root->dev, .ino = root->ino};
+	struct cgward_root_value value;
+
+	assert_int_equal(bpf_map_lookup_elem(maps->write_roots_fd, &key, &value), 0);
+	return value.flags;
+}
+
+/* The walk cache trusts a write root only where no read-only root may lie beneath it. */
+static void test_write_roots_of_a_policy_with_read_only_roots_say_so(void **state)
+{
+	const struct policy_maps *maps = *state;
+
+	assert_int_equal(policy_maps_put_roots(maps, AGENT_RULE, roots, 2), 0);
+	assert_int_equal(root_flags(maps, AGENT_RULE, &roots[0]), CGWARD_ROOT_EXCEPTIONS);
+	assert_int_equal(root_flags(maps, AGENT_RULE, &roots[1]), 0);
+	assert_int_equal(policy_maps_put_roots(maps, AGENT_RULE + 1, roots, 1), 0);
+	assert_int_equal(root_flags(maps, AGENT_RULE + 1, &roots[0]), 0);
+	policy_maps_delete_roots(maps, AGENT_RULE, roots, 2);
+	policy_maps_delete_roots(maps, AGENT_RULE + 1, roots, 1);
+}
+
 #define MAPS_TEST(test) cmocka_unit_test_setup_teardown(test, setup_maps, teardown_maps)
 
 int main(void)
@@ -229,6 +253,7 @@ int main(void)
 	    MAPS_TEST(test_an_exec_cgroup_without_a_mandatory_rule_has_its_policy_alone),
 	    MAPS_TEST(test_agent_retire_and_highest_id_leave_exec_policies_alone),
 	    MAPS_TEST(test_gc_removes_only_unbound_policies_of_dead_owners),
+	    MAPS_TEST(test_write_roots_of_a_policy_with_read_only_roots_say_so),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

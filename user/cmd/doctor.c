@@ -20,8 +20,8 @@ static const char usage[] =
     "the BPF ring buffer and helpers the programs call (Linux 5.8+), cgroup2\n"
     "mounted, and a real load of cgward's BPF programs through the verifier, with\n"
     "its time, the optional hooks this kernel lacks with what stands in for them,\n"
-    "what differs where a hook has an older signature, and whether overlayfs'\n"
-    "own writes (copy-up) are recognized.\n"
+    "what differs where a hook has an older signature, whether overlayfs' own\n"
+    "writes (copy-up) are recognized, and whether the walk cache is on.\n"
     "\n"
     "Exit status: 0 when enforcement works; 1 when it cannot, with the reason.\n";
 
@@ -85,6 +85,21 @@ static void report_overlay(void)
 	report("overlayfs", true, detail);
 }
 
+/* The walk cache is speed alone: off, every write walks. */
+static void report_walk_cache(void)
+{
+	char detail[256];
+	const char *why;
+
+	if (loader_walk_cache(&why))
+		snprintf(detail, sizeof(detail),
+			 "on: a write in a directory written in since the last rename is judged "
+			 "there");
+	else
+		snprintf(detail, sizeof(detail), "off (%s): every write walks to its root", why);
+	report("walk cache", true, detail);
+}
+
 static double seconds_since(const struct timespec *start)
 {
 	struct timespec now;
@@ -123,6 +138,7 @@ static bool check_bpf(void)
 	loader_hook_notes(skel, report_hook_note);
 	loader_close(skel);
 	report_overlay();
+	report_walk_cache();
 	return check_plane();
 }
 

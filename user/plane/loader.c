@@ -125,6 +125,51 @@ bool loader_overlay_recognized(const char **why)
 	return found;
 }
 
+/*
+ * The address of rename_lock (walk_cache_usable() in bpf/decision.bpf.h),
+ * or 0 where /proc/kallsyms does not give it (no CONFIG_KALLSYMS_ALL, or
+ * kptr_restrict): the programs then walk every time. Lines are "ADDRESS
+ * TYPE NAME", modules' with a tab and "[MODULE]" after the name.
+ */
+static __u64 rename_lock_address(void)
+{
+	FILE *kallsyms = fopen("/proc/kallsyms", "re");
+	char line[512];
+	__u64 address = 0;
+
+	while (kallsyms && fgets(line, sizeof(line), kallsyms)) {
+		const char *name = strrchr(line, ' ');
+
+		if (name && strcmp(name, " rename_lock\n") == 0) {
+			address = strtoull(line, NULL, 16);
+			break;
+		}
+	}
+	if (kallsyms)
+		fclose(kallsyms);
+	return address;
+}
+
+/*
+ * Whether the programs' walk cache is on (walk_cache_usable() in
+ * bpf/decision.bpf.h): x86-64, and rename_lock's address readable.
+ */
+bool loader_walk_cache(const char **why)
+{
+#ifdef __x86_64__
+	bool on = rename_lock_address() != 0;
+
+	*why = on ? ""
+		  : "/proc/kallsyms does not give rename_lock's address (no "
+		    "CONFIG_KALLSYMS_ALL, or kptr_restrict)";
+	return on;
+#else
+	*why = "x86-64 only: elsewhere BPF has no read barrier to order the walk after reading "
+	       "the rename count";
+	return false;
+#endif
+}
+
 const void *loader_object_bytes(size_t *size)
 {
 	return loader_scalar_walks() ? cgward_scalar_bpf__elf_bytes(size)
@@ -308,8 +353,9 @@ static void select_hook_variants(struct cgward_bpf *skel)
 
 		bpf_program__set_autoload(prog, matches);
 	}
-	/* Both objects have this one variable alone in .rodata: the skeleton's view fits either. */
+	/* Both objects have these variables alone in .rodata: the skeleton's view fits either. */
 	skel->rodata->setattr_judges_owner = !bpf_program__autoload(skel->progs.path_chown);
+	skel->rodata->rename_lock_addr = rename_lock_address();
 	btf__free(vmlinux);
 }
 

@@ -30,6 +30,9 @@ const void *loader_object_bytes(size_t *size);
 /* Whether the programs recognize overlayfs' own writes here; if not, why. */
 bool loader_overlay_recognized(const char **why);
 
+/* Whether a write in a directory written in before is judged there while no dentry moved. */
+bool loader_walk_cache(const char **why);
+
 /* Opens the object (nothing loaded yet) with the hook variants this kernel needs. */
 int loader_open(struct cgward_bpf **skel, char *err, size_t errlen);
 

@@ -17,7 +17,10 @@
 #include "loader.h"
 #include "plane.h"
 
-/* Every map but event_scratch, which is per-CPU scratch space of the programs alone. */
+/*
+ * Every map but the programs' own: event_scratch (per-CPU scratch space) and
+ * walk_cache (what their walks found, which no other program needs).
+ */
 static const char *const pinned_map_names[] = {
     "cgroup_policy", "write_roots", "policy_info",	 "exec_events", "root_tags",
     "deny_events",   "lost_events", "container_started", "plane_info",

@@ -32,18 +32,24 @@ static int tag_root(int root_tags_fd, int dir_fd, const struct cgward_root_tag *
 	return -errno;
 }
 
+static bool has_read_only(const struct root_spec *roots, size_t n_roots)
+{
+	for (size_t i = 0; i < n_roots; i++) {
+		if (roots[i].access == CGWARD_ACCESS_READ_ONLY)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Tags the directories of roots. A tag is only ever added to: a writer
  * without exceptions adds CGWARD_TAG_ROOT where there is no tag, a writer
  * with them sets CGWARD_TAG_EXCEPTIONS whatever was there, so no race
  * between two writers of one directory loses CGWARD_TAG_EXCEPTIONS.
  */
-static int tag_roots(const struct policy_maps *maps, const struct root_spec *roots, size_t n_roots)
+static int tag_roots(const struct policy_maps *maps, const struct root_spec *roots, size_t n_roots,
+		     bool exceptions)
 {
-	bool exceptions = false;
-
-	for (size_t i = 0; i < n_roots; i++)
-		exceptions |= roots[i].access == CGWARD_ACCESS_READ_ONLY;
 	for (size_t i = 0; maps->root_tags_fd >= 0 && i < n_roots; i++) {
 		struct cgward_root_tag tag = {.flags = CGWARD_TAG_ROOT};
 		__u64 update = BPF_NOEXIST;
@@ -65,13 +71,19 @@ static int tag_roots(const struct policy_maps *maps, const struct root_spec *roo
 int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 			  const struct root_spec *roots, size_t n_roots)
 {
-	int ret = tag_roots(maps, roots, n_roots);
+	bool exceptions = has_read_only(roots, n_roots);
+	int ret = tag_roots(maps, roots, n_roots, exceptions);
 
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < n_roots; i++) {
 		struct cgward_root_key key = root_key(policy_id, &roots[i]);
-		struct cgward_root_value value = {.access = roots[i].access};
+		struct cgward_root_value value = {
+		    .access = roots[i].access,
+		    .flags = exceptions && roots[i].access == CGWARD_ACCESS_WRITE
+				 ? CGWARD_ROOT_EXCEPTIONS
+				 : 0,
+		};
 
 		if (bpf_map_update_elem(maps->write_roots_fd, &key, &value, BPF_ANY) != 0) {
 			int ret = -errno;
