@@ -86,12 +86,12 @@ static void report_overlay(void)
 }
 
 /* The walk cache is speed alone: off, every write walks. */
-static void report_walk_cache(void)
+static void report_walk_cache(const struct cgward_bpf *skel)
 {
 	char detail[256];
 	const char *why;
 
-	if (loader_walk_cache(&why))
+	if (loader_walk_cache(skel, &why))
 		snprintf(detail, sizeof(detail),
 			 "on: a write in a directory written in since the last rename is judged "
 			 "there");
@@ -136,9 +136,9 @@ static bool check_bpf(void)
 	if (!ok)
 		return false;
 	loader_hook_notes(skel, report_hook_note);
-	loader_close(skel);
 	report_overlay();
-	report_walk_cache();
+	report_walk_cache(skel);
+	loader_close(skel);
 	return check_plane();
 }
 

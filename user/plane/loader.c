@@ -126,42 +126,17 @@ bool loader_overlay_recognized(const char **why)
 }
 
 /*
- * The address of rename_lock (walk_cache_usable() in bpf/decision.bpf.h),
- * or 0 where /proc/kallsyms does not give it (no CONFIG_KALLSYMS_ALL, or
- * kptr_restrict): the programs then walk every time. Lines are "ADDRESS
- * TYPE NAME", modules' with a tab and "[MODULE]" after the name.
+ * Whether skel's programs have the walk cache (walk_cache_serves() in
+ * bpf/decision.bpf.h): x86-64, and rename_lock's address given.
  */
-static __u64 rename_lock_address(void)
-{
-	FILE *kallsyms = fopen("/proc/kallsyms", "re");
-	char line[512];
-	__u64 address = 0;
-
-	while (kallsyms && fgets(line, sizeof(line), kallsyms)) {
-		const char *name = strrchr(line, ' ');
-
-		if (name && strcmp(name, " rename_lock\n") == 0) {
-			address = strtoull(line, NULL, 16);
-			break;
-		}
-	}
-	if (kallsyms)
-		fclose(kallsyms);
-	return address;
-}
-
-/*
- * Whether the programs' walk cache is on (walk_cache_usable() in
- * bpf/decision.bpf.h): x86-64, and rename_lock's address readable.
- */
-bool loader_walk_cache(const char **why)
+bool loader_walk_cache(const struct cgward_bpf *skel, const char **why)
 {
 #ifdef __x86_64__
-	bool on = rename_lock_address() != 0;
+	bool on = skel->rodata->rename_lock_addr != 0;
 
 	*why = on ? ""
-		  : "/proc/kallsyms does not give rename_lock's address (no "
-		    "CONFIG_KALLSYMS_ALL, or kptr_restrict)";
+		  : "/proc/kallsyms does not give rename_lock's address: no "
+		    "CONFIG_KALLSYMS_ALL, or kptr_restrict";
 	return on;
 #else
 	*why = "x86-64 only: elsewhere BPF has no read barrier to order the walk after reading "
@@ -337,6 +312,31 @@ static const struct {
      "hooks that take a struct by value attach from 6.1: inode_setattr judges chown instead, "
      "on the mount guessed as for the other inode hooks"},
 };
+
+/*
+ * The address of rename_lock (rename_count() in bpf/decision.bpf.h),
+ * or 0 where /proc/kallsyms does not give it (no CONFIG_KALLSYMS_ALL, or
+ * kptr_restrict): the programs then walk every time. Lines are "ADDRESS
+ * TYPE NAME", modules' with a tab and "[MODULE]" after the name.
+ */
+static __u64 rename_lock_address(void)
+{
+	FILE *kallsyms = fopen("/proc/kallsyms", "re");
+	char line[512];
+	__u64 address = 0;
+
+	while (kallsyms && fgets(line, sizeof(line), kallsyms)) {
+		const char *name = strrchr(line, ' ');
+
+		if (name && strcmp(name, " rename_lock\n") == 0) {
+			address = strtoull(line, NULL, 16);
+			break;
+		}
+	}
+	if (kallsyms)
+		fclose(kallsyms);
+	return address;
+}
 
 static void select_hook_variants(struct cgward_bpf *skel)
 {

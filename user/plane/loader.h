@@ -30,8 +30,11 @@ const void *loader_object_bytes(size_t *size);
 /* Whether the programs recognize overlayfs' own writes here; if not, why. */
 bool loader_overlay_recognized(const char **why);
 
-/* Whether a write in a directory written in before is judged there while no dentry moved. */
-bool loader_walk_cache(const char **why);
+/*
+ * Whether skel's programs judge a write in a directory written in before
+ * there, while no dentry has moved (the walk cache).
+ */
+bool loader_walk_cache(const struct cgward_bpf *skel, const char **why);
 
 /* Opens the object (nothing loaded yet) with the hook variants this kernel needs. */
 int loader_open(struct cgward_bpf **skel, char *err, size_t errlen);
