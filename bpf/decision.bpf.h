@@ -234,29 +234,36 @@ static __always_inline bool walk_cache_serves(struct inode *dir, struct dentry *
 #endif
 }
 
-/*
- * Whether walk_cache lets a write beneath dir: its entry was filled at this
- * rename count, and its root is a write root of the policy without
- * read-only exceptions (any of which could lie between dir and the root).
- * The entry is not the policy's: a policy without that root walks, and the
- * write_roots lookup is what keeps a reused policy id or a reload from
- * inheriting another policy's verdict.
- */
-static __always_inline bool walk_cache_allows(const struct walk_state *state, struct dentry *dir,
-					      struct dentry *mnt_root, __u32 rename_seq)
+/* dir's inode, where walk_cache may serve it at rename_seq; else NULL. */
+static __always_inline struct inode *walk_cache_inode(struct dentry *dir, struct dentry *mnt_root,
+						      __u32 rename_seq)
 {
-	struct cgward_root_key key = {.policy_id = state->policy_id};
 	struct inode *inode = dir->d_inode;
-	struct walk_cache_entry *entry;
-	struct cgward_root_value *root;
 
 	if (!inode || (rename_seq & 1) || !walk_cache_serves(inode, mnt_root))
-		return false;
-	entry = bpf_inode_storage_get(&walk_cache, inode, 0, 0);
+		return NULL;
+	return inode;
+}
+
+/*
+ * Whether walk_cache lets a write beneath the directory dir: its entry was
+ * filled at this rename count, and its root is a write root of the policy
+ * without read-only exceptions (any of which could lie between dir and the
+ * root). The entry is not the policy's: a policy without that root walks,
+ * and the write_roots lookup is what keeps a reused policy id or a reload
+ * from inheriting another policy's verdict.
+ */
+static __always_inline bool walk_cache_allows(const struct walk_state *state, struct inode *dir,
+					      __u32 rename_seq)
+{
+	struct cgward_root_key key = {.policy_id = state->policy_id};
+	struct walk_cache_entry *entry = bpf_inode_storage_get(&walk_cache, dir, 0, 0);
+	struct cgward_root_value *root;
+
 	if (!entry || entry->rename_seq != rename_seq ||
 	    bpf_jiffies64() - entry->jiffies >= WALK_CACHE_JIFFIES)
 		return false;
-	key.dev = inode->i_sb->s_dev;
+	key.dev = dir->i_sb->s_dev;
 	key.ino = entry->root_ino;
 	root = bpf_map_lookup_elem(&write_roots, &key);
 	return root && root->access == CGWARD_ACCESS_WRITE &&
@@ -264,20 +271,16 @@ static __always_inline bool walk_cache_allows(const struct walk_state *state, st
 }
 
 /* Records that the fast walk from dir, begun at rename_seq, met the write root root_ino first. */
-static __always_inline void walk_cache_fill(struct dentry *dir, struct dentry *mnt_root,
-					    __u32 rename_seq, __u64 root_ino)
+static __always_inline void walk_cache_fill(struct inode *dir, __u32 rename_seq, __u64 root_ino)
 {
 	struct walk_cache_entry entry = {
 	    .root_ino = root_ino,
 	    .jiffies = bpf_jiffies64(),
 	    .rename_seq = rename_seq,
 	};
-	struct inode *inode = dir->d_inode;
 
-	if (!inode || (rename_seq & 1) || !walk_cache_serves(inode, mnt_root))
-		return;
-	bpf_inode_storage_delete(&walk_cache, inode);
-	bpf_inode_storage_get(&walk_cache, inode, &entry, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	bpf_inode_storage_delete(&walk_cache, dir);
+	bpf_inode_storage_get(&walk_cache, dir, &entry, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
 /*
@@ -302,9 +305,9 @@ static __always_inline void walk_cache_fill(struct dentry *dir, struct dentry *m
 static __always_inline int walk_fast(struct walk_state *state, struct dentry *dentry,
 				     struct dentry *mnt_root)
 {
-	struct inode *inode = dentry->d_inode;
-	struct dentry *parent, *dir = NULL;
+	struct inode *inode = dentry->d_inode, *cached_dir = NULL;
 	struct cgward_root_tag *tag;
+	struct dentry *parent;
 	__u32 rename_seq = 1;
 
 	if (inode && (inode->i_mode & S_IFMT) == S_IFSOCK)
@@ -313,9 +316,9 @@ static __always_inline int walk_fast(struct walk_state *state, struct dentry *de
 	for (int step = 0; step < FAST_WALK_STEPS; step++) {
 		/* The target's directory: walk_cache may answer for the rest. */
 		if (step == 1) {
-			dir = dentry;
 			rename_seq = rename_count();
-			if (walk_cache_allows(state, dir, mnt_root, rename_seq)) {
+			cached_dir = walk_cache_inode(dentry, mnt_root, rename_seq);
+			if (cached_dir && walk_cache_allows(state, cached_dir, rename_seq)) {
 				state->result.reason = 0;
 				return WALK_DONE;
 			}
@@ -340,8 +343,8 @@ static __always_inline int walk_fast(struct walk_state *state, struct dentry *de
 	state->pos.dentry = (__u64)dentry;
 	return WALK_ON;
 decided:
-	if (dir && !state->result.reason)
-		walk_cache_fill(dir, mnt_root, rename_seq, inode->i_ino);
+	if (cached_dir && !state->result.reason)
+		walk_cache_fill(cached_dir, rename_seq, inode->i_ino);
 	return WALK_DONE;
 }
 
