@@ -15,9 +15,12 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 # dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
 # containerd (its CRI plugin) and runc: make test-kubernetes runs pods with them in the VM.
+# e2fsprogs, util-linux, bsdutils (script), less and vim: the suite's ext4, loop device and
+# terminal tests.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
-	prometheus curl mandoc dpkg-dev lintian git sqlite3 python3 containerd runc
+	prometheus curl mandoc dpkg-dev lintian git sqlite3 python3 containerd runc e2fsprogs \
+	util-linux bsdutils less vim
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.

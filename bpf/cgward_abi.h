@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it.
  */
-#define CGWARD_ABI_VERSION 6
+#define CGWARD_ABI_VERSION 7
 
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16
@@ -50,6 +50,14 @@ enum cgward_op {
 	CGWARD_OP_SENDMSG,
 	/* Under CGWARD_POLICY_NO_UNIX_OUTSIDE: a unix socket outside the roots or the boundary. */
 	CGWARD_OP_UNIX_CONNECT,
+	/* clone3(CLONE_INTO_CGROUP): a child started in another cgroup. */
+	CGWARD_OP_CLONE_INTO_CGROUP,
+	/* ioctl(2) (arg: the command) on a terminal, a device, or a file outside the roots. */
+	CGWARD_OP_IOCTL,
+	/* A fanotify permission mark: it makes every process that opens the file wait for us. */
+	CGWARD_OP_FANOTIFY_PERM,
+	/* fsconfig(2) of a file system context (fspick of a mounted one: a remount). */
+	CGWARD_OP_FSCONFIG,
 	CGWARD_OP_MAX,
 };
 
@@ -66,6 +74,7 @@ enum cgward_reason {
 	CGWARD_REASON_ESCAPE_HATCH,	 /* an operation that could lift the boundary */
 	CGWARD_REASON_OUTSIDE_BOUNDARY,	 /* the target task is not in the caller's boundary */
 	CGWARD_REASON_NETWORK,		 /* the policy denies the network */
+	CGWARD_REASON_DEVICE,		 /* a device the policy does not allow (allow_devices) */
 };
 
 /*
@@ -144,7 +153,17 @@ enum cgward_access {
 	 * counts only for CGWARD_OP_UNIX_CONNECT; other writes to it are denied.
 	 */
 	CGWARD_ACCESS_UNIX_PEER,
+	/*
+	 * Not a directory: a device that may be opened for writing and given
+	 * ioctls through any node of it (cgward exec --allow-dev), keyed by
+	 * dev 0 and CGWARD_DEVICE_KEY: no super block has dev 0, so no walk
+	 * meets the entry.
+	 */
+	CGWARD_ACCESS_DEVICE,
 };
+
+/* A device's type and number (MKDEV layout), as a CGWARD_ACCESS_DEVICE entry's ino. */
+#define CGWARD_DEVICE_KEY(block, rdev) (((__u64)(block) << 32) | (rdev))
 
 struct cgward_root_value {
 	__u32 access; /* enum cgward_access */

@@ -44,7 +44,8 @@ struct write_target {
 
 /* An operation on one target, or two for rename and link (target.dentry NULL otherwise). */
 struct write_request {
-	__u16 op; /* enum cgward_op */
+	__u16 op;  /* enum cgward_op */
+	__u32 arg; /* the event's arg: an ioctl's command */
 	struct write_target path;
 	struct write_target target;
 };
@@ -530,6 +531,7 @@ static __noinline void report(const struct cgward_cgroup_policy *policy, __u64 c
 	if (!scratch)
 		return;
 	scratch->event.policy_id = result->policy_id;
+	scratch->event.arg = request->arg;
 	scratch->event.root_dev = result->root_dev;
 	scratch->event.root_ino = result->root_ino;
 	report_paths(scratch, request);
@@ -597,6 +599,16 @@ static __always_inline int decide_for(const struct cgward_cgroup_policy *policy,
 	}
 	if (!result.reason)
 		return 0;
+	report(policy, cgroup_id, request, &result);
+	return denied(policy);
+}
+
+/* Denies request for a reason that needs no walk (a device, a terminal), with its event. */
+static __always_inline int deny_request(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,
+					const struct write_request *request, __u32 reason)
+{
+	struct walk_result result = {.reason = reason, .policy_id = policy->policy_id};
+
 	report(policy, cgroup_id, request, &result);
 	return denied(policy);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Opening an existing file for writing (or to truncate it). */
-#include "decision.bpf.h"
+#include "devices.bpf.h"
 
 /* Generic values; the architectures that differ (alpha, sparc, parisc) are not targets. */
 #define FMODE_WRITE   0x2
@@ -8,31 +8,6 @@
 #define O_CREAT	      00000100
 #define O_TRUNC	      00001000
 #define __O_TMPFILE   020000000
-
-#define KERNEL_MKDEV(major, minor) (((major) << 20) | (minor))
-
-/*
- * Character devices that every program writes to and that change no file:
- * /dev/null, zero, full, random, urandom, tty, ptmx and the pty slaves.
- */
-static __always_inline bool is_harmless_chardev(dev_t rdev)
-{
-	__u32 major = rdev >> 20;
-
-	switch (rdev) {
-	case KERNEL_MKDEV(1, 3):
-	case KERNEL_MKDEV(1, 5):
-	case KERNEL_MKDEV(1, 7):
-	case KERNEL_MKDEV(1, 8):
-	case KERNEL_MKDEV(1, 9):
-	case KERNEL_MKDEV(5, 0):
-	case KERNEL_MKDEV(5, 2):
-		return true;
-	}
-	return major >= 136 && major <= 143;
-}
-
-#define PID_FS_MAGIC 0x50494446
 
 /*
  * Pipes and sockets carry data, they are not file system writes. Nor is a
@@ -46,9 +21,7 @@ static __always_inline bool is_file_system_write(struct inode *inode)
 
 	if (mode == S_IFIFO || mode == S_IFSOCK)
 		return false;
-	if (inode->i_sb->s_magic == PID_FS_MAGIC)
-		return false;
-	return !(mode == S_IFCHR && is_harmless_chardev(inode->i_rdev));
+	return inode->i_sb->s_magic != PID_FS_MAGIC;
 }
 
 /*
@@ -72,6 +45,7 @@ int BPF_PROG(file_open, struct file *file, int ret)
 {
 	struct write_request request = {.op = CGWARD_OP_OPEN_WRITE};
 	struct cgward_cgroup_policy *policy;
+	struct inode *inode;
 	__u64 cgroup_id;
 
 	if (ret)
@@ -81,10 +55,19 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	if (created_by_this_open(file))
 		return 0;
 	policy = current_policy(&cgroup_id);
-	if (!policy || !is_file_system_write(file->f_inode))
+	if (!policy)
 		return 0;
+	inode = file->f_inode;
 	request.path.dentry = file->f_path.dentry;
 	request.path.mnt = file->f_path.mnt;
+	/* A device is judged by what it is, wherever its node lives. */
+	if (is_device_node(inode->i_mode)) {
+		if ((inode->i_mode & S_IFMT) == S_IFCHR && is_harmless_chardev(inode->i_rdev))
+			return 0;
+		return decide_device(policy, cgroup_id, &request, inode);
+	}
+	if (!is_file_system_write(inode))
+		return 0;
 	return decide_for(policy, cgroup_id, &request, true);
 }
 

@@ -3,7 +3,9 @@
  * Escape hatches: operations that would lift or route around the write
  * boundary instead of writing through it. A task of an enforced cgroup may
  * not change any mount tree (a new mount namespace included), call bpf(),
- * load kernel code, or ptrace or signal a task outside its boundary.
+ * load kernel code, start a child in another cgroup, make processes outside
+ * wait on its fanotify verdicts, or ptrace or signal a task outside its
+ * boundary.
  */
 #include "decision.bpf.h"
 
@@ -170,4 +172,59 @@ int BPF_PROG(task_kill, struct task_struct *p, struct kernel_siginfo *info, int 
 	if (!sig)
 		return 0;
 	return deny_outside_boundary(CGWARD_OP_SIGNAL, p, (__u32)sig);
+}
+
+#define CLONE_INTO_CGROUP 0x200000000ULL
+
+/*
+ * clone3(CLONE_INTO_CGROUP) starts the child in the cgroup of a descriptor,
+ * which needs only a read-only open of the cgroup's directory: the kernel
+ * then checks write access to its cgroup.procs through inode_permission(),
+ * not through an open, and the child would run in a cgroup without this
+ * policy. The flag is denied whatever the target: a confined task cannot
+ * make a cgroup (cgroupfs is protected), so the only targets are outside
+ * its boundary or the cgroup it is in already. The hook runs in
+ * copy_process() before the child is placed in any cgroup.
+ */
+SEC("lsm/task_alloc")
+int BPF_PROG(task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
+{
+	if (ret)
+		return ret;
+	if (!(clone_flags & CLONE_INTO_CGROUP))
+		return 0;
+	return deny_hatch(CGWARD_OP_CLONE_INTO_CGROUP, NULL, NULL, NULL, 0);
+}
+
+/* FS_OPEN_PERM, FS_ACCESS_PERM, FS_OPEN_EXEC_PERM, and FS_PRE_ACCESS (6.14). */
+#define FS_PERMISSION_EVENTS 0x00170000ULL
+
+/*
+ * A fanotify permission mark makes every process that opens or reads the
+ * marked file, the agent and the workloads outside included, wait for this
+ * task's verdict, which may also deny them. Notification marks (fanotify
+ * without permission events, inotify) only report, and stay allowed.
+ */
+SEC("lsm/path_notify")
+int BPF_PROG(path_notify, const struct path *path, __u64 mask, unsigned int obj_type, int ret)
+{
+	if (ret)
+		return ret;
+	if (!(mask & FS_PERMISSION_EVENTS))
+		return 0;
+	return deny_hatch_at(CGWARD_OP_FANOTIFY_PERM, path, NULL, (__u32)(mask >> 16));
+}
+
+/*
+ * fsconfig(2) on a context from fspick(2) reconfigures a mounted file
+ * system (a remount: read-only, sizes, options) without sb_mount, and one
+ * from fsopen(2) configures a new one. Every parameter passes here, and
+ * mount(2), which also parses through it, is denied earlier at sb_mount.
+ */
+SEC("lsm/fs_context_parse_param")
+int BPF_PROG(fs_context_parse_param, struct fs_context *fc, struct fs_parameter *param, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_hatch(CGWARD_OP_FSCONFIG, BPF_CORE_READ(fc, root), NULL, NULL, 0);
 }

@@ -4,7 +4,7 @@
  * path hooks (CONFIG_SECURITY_PATH): they carry the mount, so the walk can
  * cross mount points like path resolution does.
  */
-#include "decision.bpf.h"
+#include "devices.bpf.h"
 
 static __always_inline int decide_one(__u16 op, const struct path *dir, struct dentry *dentry,
 				      __u32 flags)
@@ -23,6 +23,25 @@ static __always_inline int decide_path(__u16 op, const struct path *target)
 	return decide_one(op, target, target->dentry, 0);
 }
 
+/*
+ * A new device node is denied wherever it would be made: inside a root it
+ * would open the device to writes (devices.bpf.h). A whiteout is no device.
+ */
+static __always_inline int decide_device_node(const struct path *dir, struct dentry *dentry)
+{
+	struct write_request request = {
+	    .op = CGWARD_OP_MKNOD,
+	    .path = {.dentry = dentry, .mnt = dir->mnt},
+	};
+	struct cgward_cgroup_policy *policy;
+	__u64 cgroup_id;
+
+	policy = current_policy(&cgroup_id);
+	if (!policy)
+		return 0;
+	return deny_request(policy, cgroup_id, &request, CGWARD_REASON_DEVICE);
+}
+
 /* Reached by open(O_CREAT) of a new file as well as by mknod(2). */
 SEC("lsm/path_mknod")
 int BPF_PROG(path_mknod, const struct path *dir, struct dentry *dentry, umode_t mode,
@@ -30,6 +49,8 @@ int BPF_PROG(path_mknod, const struct path *dir, struct dentry *dentry, umode_t 
 {
 	if (ret)
 		return ret;
+	if (is_device_node(mode) && !is_whiteout(mode, dev))
+		return decide_device_node(dir, dentry);
 	mode &= S_IFMT;
 	return decide_one(mode == S_IFREG || !mode ? CGWARD_OP_CREATE : CGWARD_OP_MKNOD, dir,
 			  dentry, 0);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * hatchop: one attempt at an escape hatch (a mount, bpf(), loading kernel
- * code, reaching another process or the network) as one system call, so that a test sees
+ * code, reaching another process or the network, another cgroup, a device
+ * or a terminal) as one system call, so that a test sees
  * the kernel's own answer. Prints "ok" or the errno name (EPERM, ...) and
  * exits 0 on success, 1 on failure, 2 on a usage error.
  */
@@ -25,7 +26,15 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/fanotify.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
+#include <linux/io_uring.h>
+#include <linux/sched.h>
 
 /* Not a system call result: the step before the attempt failed (errno says why). */
 #define SETUP_FAILED (-2)
@@ -238,6 +247,153 @@ static int unix_op(const char *op, const char *path, const char *kind)
 	return ret;
 }
 
+/*
+ * clone3(CLONE_INTO_CGROUP) into the cgroup directory dir, opened read-only;
+ * the child tries to create file, which tells where it could write.
+ */
+static int clone_into_cgroup(const char *dir, const char *file)
+{
+	int cgroup = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct clone_args args = {
+	    .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (__u64)cgroup};
+	pid_t pid;
+
+	if (cgroup < 0)
+		return SETUP_FAILED;
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		_exit(open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644) < 0);
+	close(cgroup);
+	if (pid < 0)
+		return -1;
+	return waitpid(pid, NULL, 0) == pid ? 0 : SETUP_FAILED;
+}
+
+/* Pushes a line into the input queue of the terminal tty, as if typed there. */
+static int tiocsti(const char *tty, const char *line)
+{
+	int fd = open(tty, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return SETUP_FAILED;
+	for (const char *c = line; *c && ret == 0; c++)
+		ret = ioctl(fd, TIOCSTI, c);
+	if (ret == 0)
+		ret = ioctl(fd, TIOCSTI, "\n");
+	close(fd);
+	return ret;
+}
+
+/* An ioctl with a zeroed argument, on path opened read-only (as most attacks need). */
+static int ioctl_on(const char *path, const char *cmd)
+{
+	char arg[4096] = {0};
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return SETUP_FAILED;
+	ret = ioctl(fd, (unsigned long)strtoul(cmd, NULL, 0), arg);
+	close(fd);
+	return ret < 0 ? -1 : 0;
+}
+
+/* mknod PATH b|c MAJOR:MINOR */
+static int make_node(const char *path, const char *type, const char *numbers)
+{
+	unsigned int major, minor;
+
+	if (sscanf(numbers, "%u:%u", &major, &minor) != 2)
+		return SETUP_FAILED;
+	return mknod(path, (type[0] == 'b' ? S_IFBLK : S_IFCHR) | 0600, makedev(major, minor));
+}
+
+/* A fanotify mark with a permission event: opens of path would wait for this process. */
+static int fanotify_permission(const char *path)
+{
+	int fd = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+	int ret;
+
+	if (fd < 0)
+		return SETUP_FAILED;
+	ret = fanotify_mark(fd, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, path);
+	close(fd);
+	return ret;
+}
+
+/* fspick(2) of the mount at path, and a new parameter for it (a remount in two calls). */
+static int fsconfig_remount(const char *path, const char *key, const char *value)
+{
+	int fs = (int)syscall(SYS_fspick, AT_FDCWD, path, FSPICK_CLOEXEC);
+	long ret;
+
+	if (fs < 0)
+		return SETUP_FAILED;
+	ret = syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, key, value, 0);
+	if (ret == 0)
+		ret = syscall(SYS_fsconfig, fs, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0);
+	close(fs);
+	return sys_result(ret);
+}
+
+/*
+ * One operation through io_uring (no liburing: the rings by hand); its
+ * completion's result is the kernel's answer. An opened file is left to exit.
+ */
+static int uring_one(const struct io_uring_sqe *op)
+{
+	struct io_uring_params params = {0};
+	int ring = (int)syscall(SYS_io_uring_setup, 1, &params);
+	char *sq, *cq;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqe;
+
+	if (ring < 0)
+		return SETUP_FAILED;
+	sq = mmap(NULL, params.sq_off.array + params.sq_entries * sizeof(__u32),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, params.cq_off.cqes + params.cq_entries * sizeof(*cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, params.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+		return SETUP_FAILED;
+	sqes[0] = *op;
+	((__u32 *)(sq + params.sq_off.array))[0] = 0;
+	__atomic_store_n((__u32 *)(sq + params.sq_off.tail), 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return SETUP_FAILED;
+	cqe = (struct io_uring_cqe *)(cq + params.cq_off.cqes);
+	close(ring);
+	if (cqe->res < 0) {
+		errno = -cqe->res;
+		return -1;
+	}
+	return 0;
+}
+
+static int uring_open_write(const char *path)
+{
+	struct io_uring_sqe op = {.opcode = IORING_OP_OPENAT,
+				  .fd = AT_FDCWD,
+				  .addr = (__u64)path,
+				  .open_flags = O_WRONLY};
+
+	return uring_one(&op);
+}
+
+static int uring_rename(const char *from, const char *to)
+{
+	struct io_uring_sqe op = {.opcode = IORING_OP_RENAMEAT,
+				  .fd = AT_FDCWD,
+				  .addr = (__u64)from,
+				  .len = (__u32)AT_FDCWD,
+				  .addr2 = (__u64)to};
+
+	return uring_one(&op);
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1], *a = argc > 2 ? argv[2] : NULL, *b = argc > 3 ? argv[3] : NULL;
@@ -272,6 +428,22 @@ static int run(int argc, char **argv)
 		return unix_op(op, a, b);
 	if (!strcmp(op, "kill") && a && b)
 		return kill(atoi(a), atoi(b));
+	if (!strcmp(op, "clone-into-cgroup") && a && b)
+		return clone_into_cgroup(a, b);
+	if (!strcmp(op, "tiocsti") && a && b)
+		return tiocsti(a, b);
+	if (!strcmp(op, "ioctl") && a && b)
+		return ioctl_on(a, b);
+	if (!strcmp(op, "mknod") && a && b && argc > 4)
+		return make_node(a, b, argv[4]);
+	if (!strcmp(op, "fanotify-perm") && a)
+		return fanotify_permission(a);
+	if (!strcmp(op, "fsconfig") && a && b && argc > 4)
+		return fsconfig_remount(a, b, argv[4]);
+	if (!strcmp(op, "uring-open-write") && a)
+		return uring_open_write(a);
+	if (!strcmp(op, "uring-rename") && a && b)
+		return uring_rename(a, b);
 	fprintf(stderr, "hatchop: unknown operation or missing argument: %s\n", op);
 	exit(2);
 }

@@ -2,6 +2,7 @@
 # and assertions on the kernel's answers and on deny events.
 # shellcheck shell=bash
 
+INTEGRATION=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CGWARD=${CGWARD:-$PWD/build/cgward}
 FSOP=${FSOP:-$PWD/build/fsop}
 HATCHOP=${HATCHOP:-$PWD/build/hatchop}
@@ -167,4 +168,30 @@ expect_no_cgroups() {
 	local left
 	left=$(find "$SUITE_CGROUP" -mindepth 1 -type d)
 	[ -z "$left" ] || fail "cgroups left behind: $left"
+}
+
+# wait_file FILE: FILE exists, within 60 s.
+wait_file() {
+	for _ in $(seq 600); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "no $1 after 60 s"
+}
+
+# The loop driver (and /dev/loop-control), a module in Debian's kernels.
+load_loop_driver() {
+	modprobe loop 2>/dev/null || true
+}
+
+# mount_ext4 DIR: a new ext4 file system on a loop device at DIR, thawed
+# (had a test frozen it) and unmounted when the test ends.
+mount_ext4() {
+	load_loop_driver
+	truncate -s 64M "$T/ext4.img"
+	mkfs.ext4 -q -F "$T/ext4.img"
+	mkdir -p "$1"
+	mount -o loop "$T/ext4.img" "$1"
+	# shellcheck disable=SC2064 # the directory is fixed now
+	trap "fsfreeze -u '$1' 2>/dev/null || true; umount '$1'" EXIT
 }

@@ -172,3 +172,70 @@ test_agent_never_binds_its_own_cgroup() {
 	expect ok in_cg "$SUITE_CGROUP/job-1" "$FSOP" write "$O/f" x
 	agent_stop
 }
+
+# clone3(CLONE_INTO_CGROUP) needs only a read-only descriptor of the target
+# cgroup; the child, had it started there, would write the file outside.
+test_clone_into_another_cgroup_is_denied() {
+	expect EPERM cgx --root "$W" -- "$HATCHOP" clone-into-cgroup "$CG2" "$O/escaped"
+	expect_absent "$O/escaped"
+	expect_hatch clone_into_cgroup
+	expect ok "$HATCHOP" clone-into-cgroup "$SUITE_CGROUP" "$O/control"
+	[ -e "$O/control" ] || fail "the child of the control clone did not run"
+}
+
+# A permission event would make every opener of the file wait for the
+# confined process's answer; a notification mark only reports.
+test_fanotify_permission_marks_are_denied() {
+	expect EPERM cgx --root "$W" -- "$HATCHOP" fanotify-perm "$O"
+	expect_hatch fanotify_perm
+	expect_events 1 ".path == \"$O\" and .fanotify_events == 65536"
+	expect ok "$HATCHOP" fanotify-perm "$O"
+}
+
+# fspick(2) and fsconfig(2) remount a file system without mount(2).
+test_fsconfig_of_a_mounted_file_system_is_denied() {
+	mkdir "$T/m"
+	expect "$(lines EPERM 'size=1024k' ok)" unshare -m sh -c "
+		mount -t tmpfs -o size=1m tmpfs $T/m || exit
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- \
+			$HATCHOP fsconfig $T/m size 2m
+		findmnt -n -o OPTIONS $T/m | grep -o 'size=[0-9]*k'
+		$HATCHOP fsconfig $T/m size 2m"
+	expect_hatch fsconfig
+}
+
+# A core_pattern that starts with | is run by the kernel, as root, outside
+# every boundary, when any process crashes.
+test_sysctls_and_other_processes_memory_are_outside_the_roots() {
+	sleep 1000 &
+	local victim=$! pattern
+	pattern=$(cat /proc/sys/kernel/core_pattern)
+	expect "$(lines EPERM EPERM)" cgx --root "$W" -- sh -c \
+		"$FSOP write /proc/sys/kernel/core_pattern '|/bin/true'; $FSOP open-write /proc/$victim/mem"
+	kill "$victim"
+	[ "$(cat /proc/sys/kernel/core_pattern)" = "$pattern" ] || fail "core_pattern changed"
+	expect_denies "open_write /proc/sys/kernel/core_pattern" "open_write /proc/$victim/mem"
+}
+
+# Entering the mount namespace of a process outside (leaving --private-tmp's
+# own) changes what paths name, not which directories are roots.
+test_setns_into_a_mount_namespace_outside_keeps_the_boundary() {
+	expect "$(lines EPERM ok)" cgx --root "$W" --private-tmp -- \
+		nsenter -t 1 -m sh -c "$FSOP write $O/f x; $FSOP write $W/f x"
+	expect_absent "$O/f"
+	expect_content "$W/f" x
+	expect_denies "create $O/f"
+}
+
+# io_uring's operations run in its workers, threads of the submitting task.
+test_io_uring_operations_outside_are_denied() {
+	echo keep >"$O/f"
+	echo mine >"$W/f"
+	expect "$(lines EPERM ok EPERM)" cgx --root "$W" -- sh -c \
+		"$HATCHOP uring-open-write $O/f; $HATCHOP uring-open-write $W/f
+		$HATCHOP uring-rename $O/f $W/stolen"
+	expect_content "$O/f" keep
+	expect_absent "$W/stolen"
+	expect_denies "open_write $O/f" "rename $O/f $W/stolen"
+	expect ok "$HATCHOP" uring-rename "$O/f" "$O/g"
+}

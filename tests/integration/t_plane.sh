@@ -2,15 +2,6 @@
 # every cgward exec and the agent, that outlives whoever loaded it.
 # shellcheck shell=bash
 
-# wait_file FILE: FILE exists, within 20 s.
-wait_file() {
-	for _ in $(seq 400); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	fail "$1 did not appear"
-}
-
 # pinned_links: how many links the plane pinned.
 pinned_links() {
 	find "$PINS/links" -mindepth 1 | wc -l

@@ -45,7 +45,8 @@ static const struct error_fixture error_fixtures[] = {
        "kubernetes)"},
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
-       "read_only, mode, mandatory, network, unix_outside, private_tmp, container_roots)"},
+       "read_only, mode, mandatory, network, unix_outside, private_tmp, container_roots, "
+       "allow_devices)"},
       {8, 1, "unknown key 'version' in the file (expected policies)"}}},
     {"wrong_types.yaml",
      {{2, 11, "'name' must be a string, not a list"},
@@ -86,6 +87,11 @@ static const struct error_fixture error_fixtures[] = {
        "bad policy name 'a234567890123456789012345678901234567890123456789012345678901234': "
        "use 1 to 63 of A-Z a-z 0-9 . _ -"},
       {11, 11, "'name' must be a string, not null"}}},
+    {"bad_devices.yaml",
+     {{6, 9, "allow_devices 'dev/null': not an absolute path"},
+      {7, 9, "allow_devices '/dev/cgward-unit-absent': No such file or directory"},
+      {8, 9, "allow_devices '" ROOTS "/work': not a device node"},
+      {10, 9, "root '/dev/null' is listed twice"}}},
     {"relative_root.yaml", {{5, 9, "root 'tmp/cgward-unit-policy/work': not an absolute path"}}},
     {"missing_root.yaml", {{5, 9, "root '" ROOTS "/absent': does not exist"}}},
     {"slash_root.yaml", {{5, 9, "'/' cannot be a root"}}},

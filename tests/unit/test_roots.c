@@ -308,8 +308,9 @@ static void test_unix_socket_identity_through_symlink(void **state)
 	make_socket_file(tree_path(t, "dir/agent.sock"));
 	assert_int_equal(symlink("dir/agent.sock", tree_path(t, "sock-link")), 0);
 	assert_int_equal(stat(tree_path(t, "dir/agent.sock"), &st), 0);
-	assert_int_equal(
-	    root_resolve_unix_socket(tree_path(t, "sock-link"), &sock, t->err, sizeof(t->err)), 0);
+	assert_int_equal(root_resolve_node("--allow-unix", tree_path(t, "sock-link"),
+					   CGWARD_ACCESS_UNIX_PEER, &sock, t->err, sizeof(t->err)),
+			 0);
 	assert_string_equal(sock.path, tree_path(t, "sock-link"));
 	assert_int_equal(sock.access, CGWARD_ACCESS_UNIX_PEER);
 	assert_int_equal(sock.dev, (major(st.st_dev) << 20) | minor(st.st_dev));
@@ -323,18 +324,50 @@ static void test_unix_socket_rejects_files_relative_and_missing(void **state)
 	struct root_spec sock;
 	char expected[sizeof(t->err)];
 
-	assert_int_equal(
-	    root_resolve_unix_socket(tree_path(t, "file"), &sock, t->err, sizeof(t->err)),
-	    -ENOTSOCK);
+	assert_int_equal(root_resolve_node("--allow-unix", tree_path(t, "file"),
+					   CGWARD_ACCESS_UNIX_PEER, &sock, t->err, sizeof(t->err)),
+			 -ENOTSOCK);
 	snprintf(expected, sizeof(expected), "--allow-unix '%s': not a unix socket",
 		 tree_path(t, "file"));
 	assert_string_equal(t->err, expected);
-	assert_int_equal(root_resolve_unix_socket("agent.sock", &sock, t->err, sizeof(t->err)),
+	assert_int_equal(root_resolve_node("--allow-unix", "agent.sock", CGWARD_ACCESS_UNIX_PEER,
+					   &sock, t->err, sizeof(t->err)),
 			 -EINVAL);
 	assert_string_equal(t->err, "--allow-unix 'agent.sock': not an absolute path");
-	assert_int_equal(
-	    root_resolve_unix_socket(tree_path(t, "missing"), &sock, t->err, sizeof(t->err)),
-	    -ENOENT);
+	assert_int_equal(root_resolve_node("--allow-unix", tree_path(t, "missing"),
+					   CGWARD_ACCESS_UNIX_PEER, &sock, t->err, sizeof(t->err)),
+			 -ENOENT);
+}
+
+/* /dev/null is a character device on every host the tests run on. */
+static void test_device_identity_and_rejects_other_files(void **state)
+{
+	struct tree *t = *state;
+	struct root_spec device;
+	struct stat st;
+	char expected[sizeof(t->err)];
+
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_int_equal(root_resolve_node("allow_devices", "/dev/null", CGWARD_ACCESS_DEVICE,
+					   &device, t->err, sizeof(t->err)),
+			 0);
+	assert_int_equal(device.access, CGWARD_ACCESS_DEVICE);
+	assert_int_equal(device.dev, 0);
+	assert_int_equal(device.ino, (major(st.st_rdev) << 20) | minor(st.st_rdev));
+	assert_int_equal(device.fd, -1);
+	make_socket_file(tree_path(t, "dir/agent.sock"));
+	assert_int_equal(root_resolve_node("--allow-dev", tree_path(t, "dir/agent.sock"),
+					   CGWARD_ACCESS_DEVICE, &device, t->err, sizeof(t->err)),
+			 -ENODEV);
+	snprintf(expected, sizeof(expected), "--allow-dev '%s': not a device node",
+		 tree_path(t, "dir/agent.sock"));
+	assert_string_equal(t->err, expected);
+	assert_int_equal(root_resolve_node("--allow-dev", tree_path(t, "dir"), CGWARD_ACCESS_DEVICE,
+					   &device, t->err, sizeof(t->err)),
+			 -ENODEV);
+	assert_int_equal(root_resolve_node("--allow-dev", "dev/null", CGWARD_ACCESS_DEVICE, &device,
+					   t->err, sizeof(t->err)),
+			 -EINVAL);
 }
 
 #define TREE_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_tree, teardown_tree)
@@ -343,6 +376,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    TREE_TEST(test_rejects_relative_and_empty),
+	    TREE_TEST(test_device_identity_and_rejects_other_files),
 	    TREE_TEST(test_rejects_missing),
 	    TREE_TEST(test_rejects_non_directory),
 	    TREE_TEST(test_rejects_filesystem_root),

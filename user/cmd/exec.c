@@ -40,6 +40,8 @@ struct exec_options {
 	bool private_tmp;
 	const char *unix_args[MAX_ROOTS]; /* --allow-unix */
 	size_t n_unix_args;
+	const char *device_args[MAX_ROOTS]; /* --allow-dev */
+	size_t n_device_args;
 	bool allow_unix_all;
 	bool no_unix_outside; /* given, though it is the default */
 	char **argv;
@@ -54,6 +56,8 @@ struct execution {
 	size_t n_private_roots;
 	struct root_spec unix_sockets[MAX_ROOTS]; /* --allow-unix */
 	size_t n_unix_sockets;
+	struct root_spec devices[MAX_ROOTS]; /* --allow-dev */
+	size_t n_devices;
 	struct cgroup_layout layout;
 	struct plane plane;
 	bool plane_open;
@@ -93,6 +97,10 @@ static const char usage[] =
     "                        outside the command's cgroup, are denied: a daemon there\n"
     "                        could write on the command's behalf\n"
     "      --allow-unix-all  allow every unix socket (the former default)\n"
+    "      --allow-dev PATH  this device may be opened for writing and given ioctls\n"
+    "                        (repeatable), e.g. /dev/kvm or /dev/fuse. By default devices\n"
+    "                        other than null, zero, full, random, urandom, tty, ptmx and\n"
+    "                        the ptys are not, and no device node may be created\n"
     "      --no-unix-outside the default; accepted for older command lines\n"
     "  -m, --memory MIB      memory limit in whole MiB (0: none). cgroup v2: memory.max of\n"
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
@@ -130,13 +138,14 @@ static int parse_memory(struct exec_options *opt, const char *text)
 	return ret;
 }
 
-static int add_unix_arg(struct exec_options *opt, const char *path)
+/* Appends the PATH of a repeatable --allow-unix or --allow-dev to its list. */
+static int add_node_arg(const char **args, size_t *n_args, const char *option, const char *path)
 {
-	if (opt->n_unix_args == MAX_ROOTS) {
-		fprintf(stderr, "cgward: exec: more than %d --allow-unix\n", MAX_ROOTS);
+	if (*n_args == MAX_ROOTS) {
+		fprintf(stderr, "cgward: exec: more than %d %s\n", MAX_ROOTS, option);
 		return -E2BIG;
 	}
-	opt->unix_args[opt->n_unix_args++] = path;
+	args[(*n_args)++] = path;
 	return 0;
 }
 
@@ -163,7 +172,8 @@ enum {
 	OPT_NO_UNIX_OUTSIDE,
 	OPT_PRIVATE_TMP,
 	OPT_ALLOW_UNIX,
-	OPT_ALLOW_UNIX_ALL
+	OPT_ALLOW_UNIX_ALL,
+	OPT_ALLOW_DEV
 };
 
 static const struct option long_options[] = {
@@ -179,6 +189,7 @@ static const struct option long_options[] = {
     {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
     {"allow-unix", required_argument, NULL, OPT_ALLOW_UNIX},
     {"allow-unix-all", no_argument, NULL, OPT_ALLOW_UNIX_ALL},
+    {"allow-dev", required_argument, NULL, OPT_ALLOW_DEV},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -210,7 +221,12 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			opt->no_unix_outside = true;
 			break;
 		case OPT_ALLOW_UNIX:
-			ret = add_unix_arg(opt, optarg);
+			ret =
+			    add_node_arg(opt->unix_args, &opt->n_unix_args, "--allow-unix", optarg);
+			break;
+		case OPT_ALLOW_DEV:
+			ret = add_node_arg(opt->device_args, &opt->n_device_args, "--allow-dev",
+					   optarg);
 			break;
 		case OPT_ALLOW_UNIX_ALL:
 			opt->allow_unix_all = true;
@@ -275,22 +291,37 @@ static int resolve_one(struct execution *x, const char *path, __u32 access)
 	return 0;
 }
 
-/* Each --allow-unix PATH must name a unix socket now; its inode is what the kernel allows. */
-static int resolve_unix_sockets(struct execution *x)
+/*
+ * Each PATH of --allow-unix or --allow-dev must name a unix socket or a
+ * device node now; its inode is what the kernel allows.
+ */
+static int resolve_nodes(const char *option, const char *const *args, size_t n_args, __u32 access,
+			 struct root_spec *nodes, size_t *n_nodes)
 {
 	char err[PATH_MAX + 128];
 	int ret;
 
-	for (size_t i = 0; i < x->opt.n_unix_args; i++) {
-		ret = root_resolve_unix_socket(x->opt.unix_args[i], &x->unix_sockets[i], err,
-					       sizeof(err));
+	for (size_t i = 0; i < n_args; i++) {
+		ret = root_resolve_node(option, args[i], access, &nodes[i], err, sizeof(err));
 		if (ret) {
 			fprintf(stderr, "cgward: %s\n", err);
 			return ret;
 		}
-		x->n_unix_sockets++;
+		(*n_nodes)++;
 	}
 	return 0;
+}
+
+static int resolve_allowed_nodes(struct execution *x)
+{
+	const struct exec_options *opt = &x->opt;
+	int ret = resolve_nodes("--allow-unix", opt->unix_args, opt->n_unix_args,
+				CGWARD_ACCESS_UNIX_PEER, x->unix_sockets, &x->n_unix_sockets);
+
+	if (ret)
+		return ret;
+	return resolve_nodes("--allow-dev", opt->device_args, opt->n_device_args,
+			     CGWARD_ACCESS_DEVICE, x->devices, &x->n_devices);
 }
 
 /* A root that is /tmp, /var/tmp or /dev/shm itself would be the shared directory again. */
@@ -571,14 +602,20 @@ static int install_private_tmp(struct execution *x, const struct private_tmp_rep
 	return ret;
 }
 
-/* The --allow-unix sockets' inodes, as entries that count only for connecting to them. */
-static int install_unix_sockets(struct execution *x)
+/*
+ * The --allow-unix sockets' and --allow-dev devices' inodes, as entries that
+ * count only for connecting to them and for using the device.
+ */
+static int install_allowed_nodes(struct execution *x)
 {
 	int ret =
 	    policy_maps_put_roots(&x->plane.maps, x->policy_id, x->unix_sockets, x->n_unix_sockets);
 
+	if (ret == 0)
+		ret = policy_maps_put_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
 	if (ret)
-		fprintf(stderr, "cgward: --allow-unix: cannot install: %s\n", strerror(-ret));
+		fprintf(stderr, "cgward: --allow-unix, --allow-dev: cannot install: %s\n",
+			strerror(-ret));
 	return ret;
 }
 
@@ -594,7 +631,7 @@ static int spawn_command(struct execution *x, const sigset_t *previous, struct s
 					.arg = &setup,
 					.report = &report,
 					.report_size = sizeof(report)};
-	int ret = install_unix_sockets(x);
+	int ret = install_allowed_nodes(x);
 
 	if (ret)
 		return ret;
@@ -661,6 +698,7 @@ static int tear_down(struct execution *x, int status)
 					 x->n_private_roots);
 		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->unix_sockets,
 					 x->n_unix_sockets);
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
 		policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
 	}
 	return status;
@@ -692,7 +730,7 @@ int cmd_exec(int argc, char **argv)
 	ret = parse_options(argc, argv, &x.opt);
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	if (resolve_roots(&x) || resolve_unix_sockets(&x) || open_sink(&x)) {
+	if (resolve_roots(&x) || resolve_allowed_nodes(&x) || open_sink(&x)) {
 		exec_cleanup(&x);
 		return EXIT_USAGE;
 	}

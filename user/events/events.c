@@ -36,6 +36,10 @@ static const char *const op_names[CGWARD_OP_MAX] = {
     [CGWARD_OP_BIND] = "bind",
     [CGWARD_OP_SENDMSG] = "sendmsg",
     [CGWARD_OP_UNIX_CONNECT] = "unix_connect",
+    [CGWARD_OP_CLONE_INTO_CGROUP] = "clone_into_cgroup",
+    [CGWARD_OP_IOCTL] = "ioctl",
+    [CGWARD_OP_FANOTIFY_PERM] = "fanotify_perm",
+    [CGWARD_OP_FSCONFIG] = "fsconfig",
 };
 
 const char *event_op_name(__u16 op)
@@ -60,6 +64,8 @@ const char *event_reason_name(__u16 reason)
 		return "outside_boundary";
 	case CGWARD_REASON_NETWORK:
 		return "network";
+	case CGWARD_REASON_DEVICE:
+		return "device";
 	}
 	return "unknown";
 }
@@ -132,6 +138,12 @@ static void put_operands(struct json_buf *out, const struct cgward_event *e)
 		break;
 	case CGWARD_OP_BPF:
 		json_key_u64(out, "bpf_cmd", e->arg);
+		break;
+	case CGWARD_OP_IOCTL:
+		json_key_u64(out, "ioctl_cmd", e->arg);
+		break;
+	case CGWARD_OP_FANOTIFY_PERM:
+		json_key_u64(out, "fanotify_events", (__u64)e->arg << 16);
 		break;
 	case CGWARD_OP_CONNECT:
 	case CGWARD_OP_BIND:

@@ -283,7 +283,8 @@ static int kernel_function_arity(const struct btf *vmlinux, const char *name)
  * is loaded only where the kernel's hook has its number of arguments (any,
  * for -1) and the kernel is recent enough, so a hook the kernel lacks loads
  * none. The xattr hooks gained a leading user namespace (an idmap from 6.3)
- * in 5.12, inode_setattr in 6.2; the POSIX ACL hooks are new in 6.2; hooks
+ * in 5.12, inode_setattr in 6.2; the POSIX ACL hooks are new in 6.2,
+ * uring_cmd in 6.0 and file_ioctl_compat in 6.8; hooks
  * that take a struct by value (path_chown's kuid_t) attach from 6.1.
  * Appended arguments need no variant: a program declares only the leading
  * ones it reads. The note says what stands in where a program is not loaded.
@@ -311,6 +312,10 @@ static const struct {
     {"bpf_lsm_path_chown", -1, STRUCT_ARGS_VERSION, "path_chown",
      "hooks that take a struct by value attach from 6.1: inode_setattr judges chown instead, "
      "on the mount guessed as for the other inode hooks"},
+    {"bpf_lsm_file_ioctl_compat", -1, 0, "file_ioctl_compat",
+     "no such hook before 6.8 (and its stable backports): 32-bit ioctls reach file_ioctl"},
+    {"bpf_lsm_uring_cmd", -1, 0, "uring_cmd",
+     "no such hook before 6.0, nor io_uring commands that reach drivers"},
 };
 
 /*

@@ -623,7 +623,9 @@ static void load_root(struct loader *ld, const struct node *item, __u32 access, 
 
 	if (!path)
 		return;
-	if (root_resolve(path, access, root, err, sizeof(err))) {
+	if (access == CGWARD_ACCESS_DEVICE
+		? root_resolve_node("allow_devices", path, access, root, err, sizeof(err))
+		: root_resolve(path, access, root, err, sizeof(err))) {
 		diag(ld, item, "%s", err);
 		return;
 	}
@@ -671,12 +673,14 @@ static size_t list_length(const struct node *node)
 	return node && node->kind == NODE_SEQUENCE ? node->n_children : 0;
 }
 
+/* write_roots, read_only and allow_devices: entries of one list, each with its access. */
 static void load_roots(struct loader *ld, const struct node *write_roots,
-		       const struct node *read_only, struct policy_rule *rule)
+		       const struct node *read_only, const struct node *devices,
+		       struct policy_rule *rule)
 {
 	struct root_list list = {0};
 
-	list.capacity = list_length(write_roots) + list_length(read_only);
+	list.capacity = list_length(write_roots) + list_length(read_only) + list_length(devices);
 	if (list.capacity > POLICY_MAX_ROOTS)
 		list.capacity = POLICY_MAX_ROOTS;
 	list.roots = calloc(list.capacity + 1, sizeof(*list.roots));
@@ -692,6 +696,8 @@ static void load_roots(struct loader *ld, const struct node *write_roots,
 		load_root_list(ld, write_roots, CGWARD_ACCESS_WRITE, "'write_roots'", &list);
 	if (read_only)
 		load_root_list(ld, read_only, CGWARD_ACCESS_READ_ONLY, "'read_only'", &list);
+	if (devices)
+		load_root_list(ld, devices, CGWARD_ACCESS_DEVICE, "'allow_devices'", &list);
 	rule->n_roots = list.n;
 	check_read_only_nesting(ld, &list);
 	free(list.nodes);
@@ -794,6 +800,7 @@ enum rule_key {
 	RULE_UNIX_OUTSIDE,
 	RULE_PRIVATE_TMP,
 	RULE_CONTAINER_ROOTS,
+	RULE_ALLOW_DEVICES,
 	RULE_N_KEYS,
 };
 
@@ -811,6 +818,7 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_UNIX_OUTSIDE] = "unix_outside",
 	    [RULE_PRIVATE_TMP] = "private_tmp",
 	    [RULE_CONTAINER_ROOTS] = "container_roots",
+	    [RULE_ALLOW_DEVICES] = "allow_devices",
 	};
 	const struct node *values[RULE_N_KEYS];
 
@@ -826,8 +834,9 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_name(ld, values[RULE_NAME], rule, earlier, n_earlier);
 	if (values[RULE_SELECTOR])
 		load_selector(ld, values[RULE_SELECTOR], rule);
-	if (values[RULE_WRITE_ROOTS] || values[RULE_READ_ONLY])
-		load_roots(ld, values[RULE_WRITE_ROOTS], values[RULE_READ_ONLY], rule);
+	if (values[RULE_WRITE_ROOTS] || values[RULE_READ_ONLY] || values[RULE_ALLOW_DEVICES])
+		load_roots(ld, values[RULE_WRITE_ROOTS], values[RULE_READ_ONLY],
+			   values[RULE_ALLOW_DEVICES], rule);
 	if (values[RULE_MODE])
 		load_mode(ld, values[RULE_MODE], rule);
 	if (values[RULE_MANDATORY])

@@ -15,7 +15,7 @@
 
 #define POLICY_FILE_MAX	     (1024 * 1024)
 #define POLICY_MAX_RULES     4096
-#define POLICY_MAX_ROOTS     64 /* write_roots and read_only together, in one rule */
+#define POLICY_MAX_ROOTS     64 /* write_roots, read_only and allow_devices, in one rule */
 #define POLICY_NAME_MAX	     63
 #define POLICY_DIAG_MSG_SIZE 256
 
@@ -50,7 +50,8 @@ struct policy_rule {
 	/* Directories as each container sees them, resolved when it is bound: write roots. */
 	char **container_roots;
 	size_t n_container_roots;
-	struct root_spec *roots; /* write roots then read_only, access set accordingly */
+	/* write roots, then read_only, then allow_devices, access set accordingly */
+	struct root_spec *roots;
 	size_t n_roots;
 	bool audit, mandatory;
 	bool no_network, allow_loopback; /* network: deny or loopback */

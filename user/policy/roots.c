@@ -122,27 +122,35 @@ int root_resolve(const char *path, __u32 access, struct root_spec *root, char *e
 	return 0;
 }
 
-int root_resolve_unix_socket(const char *path, struct root_spec *sock, char *err, size_t errlen)
+int root_resolve_node(const char *what, const char *path, __u32 access, struct root_spec *node,
+		      char *err, size_t errlen)
 {
+	bool socket = access == CGWARD_ACCESS_UNIX_PEER;
 	struct stat st;
 
-	sock->fd = -1;
-	if (path[0] != '/' || strlen(path) >= sizeof(sock->path)) {
-		snprintf(err, errlen, "--allow-unix '%.64s': not an absolute path", path);
+	node->fd = -1;
+	if (path[0] != '/' || strlen(path) >= sizeof(node->path)) {
+		snprintf(err, errlen, "%s '%.64s': not an absolute path", what, path);
 		return -EINVAL;
 	}
 	if (stat(path, &st) != 0) {
-		snprintf(err, errlen, "--allow-unix '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "%s '%s': %s", what, path, strerror(errno));
 		return -errno;
 	}
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "--allow-unix '%s': not a unix socket", path);
-		return -ENOTSOCK;
+	if (socket ? !S_ISSOCK(st.st_mode) : !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "%s '%s': not a %s", what, path,
+			 socket ? "unix socket" : "device node");
+		return socket ? -ENOTSOCK : -ENODEV;
 	}
-	strcpy(sock->path, path);
-	sock->access = CGWARD_ACCESS_UNIX_PEER;
-	sock->dev = root_kernel_dev(st.st_dev);
-	sock->ino = st.st_ino;
+	strcpy(node->path, path);
+	node->access = access;
+	if (socket) {
+		node->dev = root_kernel_dev(st.st_dev);
+		node->ino = st.st_ino;
+	} else {
+		node->dev = 0;
+		node->ino = CGWARD_DEVICE_KEY(S_ISBLK(st.st_mode), root_kernel_dev(st.st_rdev));
+	}
 	return 0;
 }
 

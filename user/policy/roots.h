@@ -31,12 +31,18 @@ struct root_spec {
 int root_resolve(const char *path, __u32 access, struct root_spec *root, char *err, size_t errlen);
 
 /*
- * An --allow-unix socket: an absolute path to a unix socket, symbolic links
- * followed as connect() follows them. Its inode's identity, with access
- * CGWARD_ACCESS_UNIX_PEER; fd is -1. -EINVAL, -ENOENT, -ENOTSOCK with a
- * message in err.
+ * An entry that names one file that is not a directory: a unix socket that
+ * may be connected and sent to (--allow-unix, access CGWARD_ACCESS_UNIX_PEER,
+ * by its inode's identity), or a device that may be opened for writing and
+ * given ioctls through any node of it (--allow-dev, allow_devices; access
+ * CGWARD_ACCESS_DEVICE, dev 0 and ino CGWARD_DEVICE_KEY of the node's
+ * device, a character or block device). The path must be
+ * absolute; symbolic links are followed, as connect() and open() follow
+ * them. fd is -1. Returns 0, or -EINVAL, -ENOENT, -ENOTSOCK, -ENODEV with a
+ * message in err that names the entry as what.
  */
-int root_resolve_unix_socket(const char *path, struct root_spec *sock, char *err, size_t errlen);
+int root_resolve_node(const char *what, const char *path, __u32 access, struct root_spec *node,
+		      char *err, size_t errlen);
 
 /* -EINVAL when two roots are the same path or the same directory (dev+ino). */
 int roots_check_duplicates(const struct root_spec *roots, size_t n, char *err, size_t errlen);
