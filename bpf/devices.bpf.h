@@ -7,8 +7,9 @@
  * the harmless ones and those its policy allows (--allow-dev), and give a
  * device no ioctl but the few the VFS answers itself. ioctl(2) reaches past
  * the open mode too: root may send SCSI or NVMe write commands through a
- * descriptor opened read-only (CAP_SYS_RAWIO, CAP_SYS_ADMIN), freeze or
- * shut down a file system, or push input into a terminal (TIOCSTI).
+ * descriptor opened read-only (CAP_SYS_RAWIO, CAP_SYS_ADMIN), change a file's
+ * flags, freeze or shut down a file system, or push input into a terminal
+ * (TIOCSTI).
  */
 #ifndef CGWARD_DEVICES_BPF_H
 #define CGWARD_DEVICES_BPF_H
@@ -167,21 +168,58 @@ static __always_inline bool file_read_only(unsigned int cmd)
 	return false;
 }
 
+#define IOC_TYPE(cmd) (((cmd) >> 8) & 0xff)
+#define IOC_NR(cmd)   ((cmd)&0xff)
+
 /*
- * Commands that change the file they are given, and nothing else: the walk
- * judges them as it judges a write to it. Reflinks write the file the
- * ioctl is made on; a dedupe shares that file's extents.
+ * Commands that act on a whole file system, from any file on it, inside a
+ * root too: freezing, trimming or shutting it down, growing it, changing
+ * its label, UUID or journal, and btrfs's device, balance and scrub
+ * commands. Matched by type and number, as their sizes vary with the
+ * architecture and the version of their structures.
  */
-static __always_inline bool file_write_only(unsigned int cmd)
+static __always_inline bool acts_on_file_system(unsigned int cmd)
 {
-	switch (cmd) {
-	case IOC(IOC_W, 0x94, 9, 4):	       /* FICLONE */
-	case IOC(IOC_W, 0x94, 13, 32):	       /* FICLONERANGE */
-	case IOC(IOC_R | IOC_W, 0x94, 54, 24): /* FIDEDUPERANGE */
-	case IOC(IOC_W, 'f', 2, 8):	       /* FS_IOC_SETFLAGS: chattr */
-	case IOC(IOC_W, 'f', 2, 4):	       /* FS_IOC32_SETFLAGS */
-	case IOC(IOC_W, 'X', 32, 28):	       /* FS_IOC_FSSETXATTR */
-		return true;
+	switch (IOC_TYPE(cmd)) {
+	case 'X': /* FIFREEZE, FITHAW, FITRIM, FS_IOC_SHUTDOWN, XFS_IOC_FSGROWFS* */
+		switch (IOC_NR(cmd)) {
+		case 119:
+		case 120:
+		case 121:
+		case 125:
+		case 110:
+		case 111:
+		case 112:
+			return true;
+		}
+		return false;
+	case 'f': /* EXT4_IOC_GROUP_EXTEND, _GROUP_ADD, _RESIZE_FS, _SWAP_BOOT, _CHECKPOINT */
+		switch (IOC_NR(cmd)) {
+		case 7:
+		case 8:
+		case 16:
+		case 17:
+		case 43:
+			return true;
+		}
+		/* EXT4_IOC_SETFSUUID; its read is EXT4_IOC_GETFSUUID, the same number. */
+		return cmd == IOC(IOC_W, 'f', 44, 8);
+	case 0x94: /* BTRFS_IOC_RESIZE, device, balance, scrub, replace; FS_IOC_SETFSLABEL */
+		switch (IOC_NR(cmd)) {
+		case 3:
+		case 10:
+		case 11:
+		case 12:
+		case 27:
+		case 32:
+		case 33:
+		case 50:
+		case 53:
+		case 57:
+		case 58:
+			return true;
+		}
+		return false;
 	}
 	return false;
 }
@@ -202,10 +240,10 @@ static __always_inline bool is_handle_file(struct inode *inode)
 
 /*
  * An ioctl of an enforced task. Regular files and directories: reads are
- * allowed, writes to the file itself are judged by the walk, and any other
- * command, which could act on the whole file system (FIFREEZE,
- * FS_IOC_SHUTDOWN, a resize or a new label) from any file on it, is
- * denied. Sockets, pipes and anonymous files carry no file system write.
+ * allowed, commands that act on the whole file system are denied, and any
+ * other command may change the file (chattr's FS_IOC_SETFLAGS needs only a
+ * read-only descriptor), so the walk judges it as a write to the file.
+ * Sockets, pipes and anonymous files carry no file system write.
  */
 static __always_inline int decide_ioctl(struct file *file, unsigned int cmd)
 {
@@ -234,9 +272,9 @@ static __always_inline int decide_ioctl(struct file *file, unsigned int cmd)
 	}
 	if ((mode != S_IFREG && mode != S_IFDIR) || is_handle_file(inode) || file_read_only(cmd))
 		return 0;
-	if (file_write_only(cmd))
-		return decide_for(policy, cgroup_id, &request, false);
-	return deny_request(policy, cgroup_id, &request, CGWARD_REASON_ESCAPE_HATCH);
+	if (acts_on_file_system(cmd))
+		return deny_request(policy, cgroup_id, &request, CGWARD_REASON_ESCAPE_HATCH);
+	return decide_for(policy, cgroup_id, &request, false);
 }
 
 #endif
