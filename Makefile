@@ -29,6 +29,8 @@ BINDIR     := $(PREFIX)/bin
 DOCDIR     := $(PREFIX)/share/doc/cgward
 MANDIR     := $(PREFIX)/share/man
 MAN_PAGES  := $(sort $(wildcard man/*.[58]))
+# The README's reference, installed beside it so that its links to docs/ resolve.
+DOC_FILES  := $(sort $(wildcard docs/*.md))
 CGWARD_BIN ?= $(BUILD)/cgward
 # The one place the version is set: cgward --version, the metrics' build info, make deb.
 VERSION    := 0.1.0
@@ -144,6 +146,7 @@ install: $(CGWARD_BIN)
 	test -e $(DESTDIR)/etc/cgward/policy.yaml || \
 		install -D -m 0644 deploy/policy.yaml $(DESTDIR)/etc/cgward/policy.yaml
 	install -D -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -D -m 0644 -t $(DESTDIR)$(DOCDIR)/docs $(DOC_FILES)
 	@set -e; for page in $(MAN_PAGES); do \
 		dir=$(DESTDIR)$(MANDIR)/man$${page##*.}; install -d -m 0755 $$dir; \
 		gzip -9nc $$page > $$dir/$$(basename $$page).gz; chmod 0644 $$dir/$$(basename $$page).gz; \
@@ -158,7 +161,7 @@ DEB      := $(BUILD)/cgward_$(VERSION)_$(DEB_ARCH).deb
 
 deb: $(DEB)
 
-$(DEB): $(BUILD)/cgward $(MAN_PAGES) README.md deploy/policy.yaml deploy/systemd/cgward.service.in \
+$(DEB): $(BUILD)/cgward $(MAN_PAGES) README.md $(DOC_FILES) deploy/policy.yaml deploy/systemd/cgward.service.in \
 		$(wildcard deploy/debian/*)
 	deploy/debian/build-deb $(VERSION) $@
 

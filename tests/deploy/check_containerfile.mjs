@@ -30,6 +30,9 @@ check(stages.length === 2, `two stages, found ${stages.length}`);
 check(build?.from === "debian:bookworm AS build", `build stage FROM: ${build?.from}`);
 check(build?.lines.some((l) => l.startsWith("RUN ") && l.includes("make deps-build")), "build stage runs make deps-build");
 check(build?.lines.some((l) => /^RUN make( |$)/.test(l)), "build stage runs make");
+// make install installs the README and docs/ as the package's documentation.
+check(["COPY README.md ./", "COPY docs/ docs/"].every((c) => build?.lines.includes(c)),
+  "build stage copies README.md and docs/ for make install");
 check(runtime?.from === "debian:bookworm-slim", `runtime stage FROM: ${runtime?.from}`);
 const installs = (runtime?.lines ?? []).filter((l) => l.includes("apt-get install"));
 const packages = installs.flatMap((l) => l.split(/apt-get install/)[1].split("&&")[0].trim().split(/\s+/))

@@ -73,7 +73,7 @@ static unsigned int kernel_version(void)
 	return major * 1000 + minor;
 }
 
-/* The ring buffer arrived in 5.8 (before it, see the README's plan for a perf buffer). */
+/* The ring buffer arrived in 5.8 (before it, see docs/kernels.md's plan for a perf buffer). */
 static int check_kernel_version(char *err, size_t errlen)
 {
 	unsigned int version = kernel_version();
