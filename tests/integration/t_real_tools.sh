@@ -1,5 +1,6 @@
 # Real tools (issue 18), as an agent or a build runs them: inside a root on
-# overlayfs (a container's root file system), with --private-tmp. Each works;
+# overlayfs (a container's root file system), tmpfs and ext4, with
+# --private-tmp. Each works;
 # each pointed at a directory outside the root on the same overlay fails
 # with a deny from the kernel and leaves nothing there.
 # shellcheck shell=bash
@@ -36,16 +37,12 @@ tools_overlay() {
 	TO=$o/merged/out
 }
 
-test_real_tools_work_inside_a_root_on_overlayfs_with_private_tmp() {
-	if [ "$OVERLAY_RECOGNIZED" != yes ]; then
-		# t_overlay.sh asserts that such copy-ups are denied.
-		echo "overlayfs' own writes not recognized on this kernel (cgward doctor): skipped"
-		return 0
-	fi
-	tools_overlay
+# real_tools_work_in WS: every tool works in a root at WS (tools_lower's ws),
+# with --private-tmp, and none is denied anything.
+real_tools_work_in() {
 	# shellcheck disable=SC2016 # expanded by the confined shell
 	expect "$(lines hello make ok sort 1 '[1, 4, 9]' tar extracted git ok sqlite 1 \
-		appended edited)" cgx --root "$TW" --private-tmp -- sh -ec '
+		appended edited)" cgx --root "$1" --private-tmp -- sh -ec '
 		cd "$1"
 		gcc -o hello hello.c && ./hello
 		make -s && [ -f out.txt ] && echo make
@@ -65,11 +62,29 @@ with tempfile.NamedTemporaryFile() as f, tempfile.TemporaryDirectory() as d:
 		sqlite3 db.sqlite "select x from t;"
 		echo more >>lower.txt && [ "$(cat lower.txt)" = "$(printf "lower\nmore")" ] &&
 			echo appended
-		sed -i s/lower/edited/ lower2.txt && cat lower2.txt' sh "$TW"
+		sed -i s/lower/edited/ lower2.txt && cat lower2.txt' sh "$1"
 	expect_events 0 true
-	# tar x kept the archive's times (a utime after the copy into the overlay).
-	[ "$(stat -c %Y "$TW/t/x/file")" = "$(stat -c %Y "$TOOLS/lower/src/x/file")" ] ||
+	# tar x kept the archive's times (on overlayfs, a utime after the copy-up).
+	[ "$(stat -c %Y "$1/t/x/file")" = "$(date -d 2001-01-01 +%s)" ] ||
 		fail "tar x did not set the time"
+}
+
+test_real_tools_work_inside_a_root_on_overlayfs_with_private_tmp() {
+	if [ "$OVERLAY_RECOGNIZED" != yes ]; then
+		# t_overlay.sh asserts that such copy-ups are denied.
+		echo "overlayfs' own writes not recognized on this kernel (cgward doctor): skipped"
+		return 0
+	fi
+	tools_overlay
+	real_tools_work_in "$TW"
+}
+
+test_real_tools_work_inside_a_root_on_tmpfs_and_on_ext4_with_private_tmp() {
+	tools_lower "$T/tmpfs"
+	real_tools_work_in "$T/tmpfs/ws"
+	mount_ext4 "$T/ext4"
+	tools_lower "$T/ext4"
+	real_tools_work_in "$T/ext4/ws"
 }
 
 # One confined shell runs every tool against TO; each must fail, and the
