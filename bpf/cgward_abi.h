@@ -251,10 +251,15 @@ struct cgward_event {
 	__u32 root_dev; /* the deciding root for CGWARD_REASON_READ_ONLY, else 0 */
 	__u64 root_ino;
 	__u32 peer_pid; /* ptrace, signal: the target's tgid */
-	__u32 arg;	/* signal: its number; kernel_module, kexec: enum kernel_read_file_id */
-	__u16 family;	/* connect, bind, sendmsg: AF_INET or AF_INET6 */
-	__u16 port;	/* host byte order */
-	__u8 addr[16];	/* network byte order; IPv4 in the first 4 bytes */
+	/*
+	 * signal: its number; mount: its flags; bpf, ioctl: the command;
+	 * kernel_module, kexec: enum kernel_read_file_id; fanotify_perm: the
+	 * mark's event bits
+	 */
+	__u32 arg;
+	__u16 family;  /* connect, bind, sendmsg: AF_INET or AF_INET6 */
+	__u16 port;    /* host byte order */
+	__u8 addr[16]; /* network byte order; IPv4 in the first 4 bytes */
 	char comm[CGWARD_COMM_LEN];
 	char path[2 * CGWARD_PATH_MAX];
 };

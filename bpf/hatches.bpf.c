@@ -212,7 +212,7 @@ int BPF_PROG(path_notify, const struct path *path, __u64 mask, unsigned int obj_
 		return ret;
 	if (!(mask & FS_PERMISSION_EVENTS))
 		return 0;
-	return deny_hatch_at(CGWARD_OP_FANOTIFY_PERM, path, NULL, (__u32)(mask >> 16));
+	return deny_hatch_at(CGWARD_OP_FANOTIFY_PERM, path, NULL, (__u32)mask);
 }
 
 /*

@@ -143,7 +143,7 @@ static void put_operands(struct json_buf *out, const struct cgward_event *e)
 		json_key_u64(out, "ioctl_cmd", e->arg);
 		break;
 	case CGWARD_OP_FANOTIFY_PERM:
-		json_key_u64(out, "fanotify_events", (__u64)e->arg << 16);
+		json_key_u64(out, "fanotify_events", e->arg);
 		break;
 	case CGWARD_OP_CONNECT:
 	case CGWARD_OP_BIND:
