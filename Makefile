@@ -17,10 +17,12 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 # containerd (its CRI plugin) and runc: make test-kubernetes runs pods with them in the VM.
 # e2fsprogs, util-linux, bsdutils (script), less and vim: the suite's ext4, loop device and
 # terminal tests.
+# python3-pytest, and a venv that pip installs the Python client into: make test-python.
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap valgrind jq systemd \
 	prometheus curl mandoc dpkg-dev lintian git sqlite3 python3 containerd runc e2fsprogs \
-	util-linux bsdutils less vim
+	util-linux bsdutils less vim python3-pytest python3-setuptools python3-wheel python3-pip \
+	python3-venv
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.
@@ -84,7 +86,7 @@ FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
 	test-deb \
-	deps-kernels test-kernels test-vm-kernels test-stress build-bench test-kubernetes
+	deps-kernels test-kernels test-vm-kernels test-stress build-bench test-kubernetes test-python
 
 all: $(BUILD)/cgward
 
@@ -104,6 +106,7 @@ help:
 	@echo 'make test-kernels      the integration suite on 5.10, 6.1 and 6.12 (make deps-kernels fetches 5.10, 6.12)'
 	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
 	@echo 'make test-kubernetes   pods through containerd's CRI in the VM, confined by the agent'
+	@echo 'make test-python       the Python client (clients/python): here, then real runs in the VM'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
 	@echo 'make fuzz-regress      run each fuzz target once over its committed corpus'
@@ -338,6 +341,23 @@ test-vm-kernels: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) 
 test-kubernetes: all
 	tests/kubernetes/run
 
+# The Python client: its arguments and its handling of cgward exec (a stand-in
+# for it) here; pip installs a copy (a build writes into its source tree) into a
+# venv; then real runs, as root, in the VM. Debian's python3, which its
+# python3-* packages serve (another python3 may come first on PATH). pytest
+# exits 5 when no test is selected, which fails the target as any error does.
+PYTHON3 := /usr/bin/python3
+PYTEST  := PYTHONDONTWRITEBYTECODE=1 $(PYTHON3) -m pytest -p no:cacheprovider
+test-python: all
+	cd clients/python && $(PYTEST) -m 'not kernel' tests
+	rm -rf $(BUILD)/python && mkdir -p $(BUILD)/python && cp -R clients/python $(BUILD)/python/src
+	$(PYTHON3) -m venv --system-site-packages $(BUILD)/python/venv
+	$(BUILD)/python/venv/bin/pip install -q --no-build-isolation --no-index $(BUILD)/python/src
+	cd / && $(abspath $(BUILD))/python/venv/bin/python -c \
+		'import cgward, sys; assert cgward.__file__.startswith(sys.prefix), cgward.__file__'
+	tests/vm/run --timeout 900 -- env CGWARD=$(abspath $(BUILD)/cgward) \
+		sh -c 'cd clients/python && $(PYTEST) -m kernel tests'
+
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all
 	tests/vm/run --memory 4096 --timeout 2400 -- tests/stress/run
@@ -355,7 +375,7 @@ test-leaks: $(BUILD)/cgward-dynamic
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
 test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
-	test-deb test-vm-kernels test-kubernetes
+	test-deb test-vm-kernels test-kubernetes test-python
 
 demo: all
 	tests/demo

@@ -32,10 +32,30 @@ suite_setup() {
 		! grep -qw memory "$CG2/cgroup.subtree_control"; then
 		echo +memory >"$CG2/cgroup.subtree_control" || return 1
 	fi
-	mkdir "$SUITE_CGROUP"
+	copy_helpers || return 1
+	mkdir "$SUITE_CGROUP" || {
+		rm -rf "$HELPERS"
+		return 1
+	}
+}
+
+# Tests run fsop and hatchop inside --private-tmp, whose empty /tmp, /var/tmp
+# and /dev/shm would hide them in a tree cloned there: they run from a copy
+# in a directory of the suite's own under /run, which no private tmp hides.
+copy_helpers() {
+	HELPERS=$(mktemp -d /run/cgward-test-helpers.XXXXXX) || return 1
+	# Reachable by the tests that run a helper as an ordinary user.
+	if ! { chmod 0755 "$HELPERS" && cp "$FSOP" "$HELPERS/fsop" &&
+		cp "$HATCHOP" "$HELPERS/hatchop"; }; then
+		rm -rf "$HELPERS"
+		return 1
+	fi
+	FSOP=$HELPERS/fsop
+	HATCHOP=$HELPERS/hatchop
 }
 
 suite_teardown() {
+	rm -rf "$HELPERS"
 	rmdir "$SUITE_CGROUP" 2>/dev/null || {
 		echo "integration: cgroups left behind:" >&2
 		find "$SUITE_CGROUP" -mindepth 1 -type d >&2

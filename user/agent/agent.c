@@ -33,7 +33,6 @@
 #include "json.h"
 #include "metrics.h"
 #include "plane.h"
-#include "plane_cmd.h"
 #include "policy.h"
 #include "policy_maps.h"
 #include "wait_loop.h"
@@ -725,6 +724,19 @@ static int serve(struct agent *a)
 	}
 }
 
+/* --unload, as cgward unload does it. */
+static int unload(const struct agent_options *opt)
+{
+	char err[PATH_MAX + 256];
+
+	if (plane_unload(opt->bpffs, opt->force, err, sizeof(err))) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return EXIT_RUNTIME_ERROR;
+	}
+	fprintf(stderr, "cgward: unloaded %s: enforcement ended\n", opt->bpffs);
+	return 0;
+}
+
 static void agent_cleanup(struct agent *a)
 {
 	metrics_stop(a->metrics); /* first: its scrapes read the pinned maps */
@@ -769,7 +781,7 @@ int cmd_agent(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
 	if (a.opt.unload)
-		return plane_cmd_unload(a.opt.bpffs, a.opt.force);
+		return unload(&a.opt);
 	raise_open_file_limit();
 	json_init(&a.line);
 	if (load_policy(a.opt.policy_path, &a.set, err, sizeof(err), &n_errors) ||

@@ -5,7 +5,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/bpf.h>
 
 #include "exit_codes.h"
 #include "plane.h"
@@ -93,39 +92,11 @@ int cmd_load(int argc, char **argv)
 	return 0;
 }
 
-/* How many cgroups the pinned plane binds; 0 when none is pinned. */
-static long bound_cgroups(const char *dir)
+static int unload(const char *dir, bool force)
 {
-	struct plane plane;
-	char err[PATH_MAX + 128];
-	__u64 key, next;
-	long n = 0;
+	char err[PATH_MAX + 256];
 
-	if (plane_open_pinned(dir, &plane, err, sizeof(err)))
-		return 0;
-	for (__u64 *prev = NULL;
-	     bpf_map_get_next_key(plane.maps.cgroup_policy_fd, prev, &next) == 0; prev = &key) {
-		key = next;
-		n++;
-	}
-	plane_close(&plane);
-	return n;
-}
-
-int plane_cmd_unload(const char *dir, bool force)
-{
-	char err[PATH_MAX + 128];
-	long bound = bound_cgroups(dir);
-
-	if (bound && !force) {
-		fprintf(stderr,
-			"cgward: unload: %ld cgroups are bound to policies under %s; they would "
-			"run unenforced. Stop the agent and the cgward exec runs first, or use "
-			"--force\n",
-			bound, dir);
-		return EXIT_RUNTIME_ERROR;
-	}
-	if (plane_unpin(dir, err, sizeof(err))) {
+	if (plane_unload(dir, force, err, sizeof(err))) {
 		fprintf(stderr, "cgward: %s\n", err);
 		return EXIT_RUNTIME_ERROR;
 	}
@@ -141,5 +112,5 @@ int cmd_unload(int argc, char **argv)
 
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	return plane_cmd_unload(dir, force);
+	return unload(dir, force);
 }

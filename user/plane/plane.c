@@ -438,3 +438,37 @@ int plane_unpin(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot unpin %s: %s", path, strerror(-ret));
 	return ret;
 }
+
+/* How many cgroups the pinned plane binds; 0 when none is pinned. */
+static long bound_cgroups(const char *dir)
+{
+	struct plane plane;
+	char err[PATH_MAX + 128];
+	__u64 key, next;
+	long n = 0;
+
+	if (plane_open_pinned(dir, &plane, err, sizeof(err)))
+		return 0;
+	for (__u64 *prev = NULL;
+	     bpf_map_get_next_key(plane.maps.cgroup_policy_fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		n++;
+	}
+	plane_close(&plane);
+	return n;
+}
+
+int plane_unload(const char *dir, bool force, char *err, size_t errlen)
+{
+	long bound = bound_cgroups(dir);
+
+	if (bound && !force) {
+		snprintf(
+		    err, errlen,
+		    "unload: %ld cgroups are bound to policies under %s; they would run "
+		    "unenforced. Stop the agent and the cgward exec runs first, or use --force",
+		    bound, dir);
+		return -EBUSY;
+	}
+	return plane_unpin(dir, err, errlen);
+}

@@ -12,6 +12,7 @@
 #ifndef CGWARD_PLANE_H
 #define CGWARD_PLANE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "policy_maps.h"
@@ -58,5 +59,11 @@ int plane_pinned_links(const char *dir);
 
 /* Removes every pin under dir and dir itself, then waits until the kernel runs none of them. */
 int plane_unpin(const char *dir, char *err, size_t errlen);
+
+/*
+ * plane_unpin, refused (-EBUSY, err says how many) while cgroups are bound
+ * to policies, which would run unenforced from then on, unless force.
+ */
+int plane_unload(const char *dir, bool force, char *err, size_t errlen);
 
 #endif

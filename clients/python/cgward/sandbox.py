@@ -1,0 +1,346 @@
+"""Run commands inside a cgward write boundary, through ``cgward exec``.
+
+A :class:`Sandbox` holds what a run may do: its working directory and the
+other directories it may write (``cgward exec --root``), read-only
+exceptions nested in them (``--ro``), a memory limit (``--memory``),
+whether it may reach the network (``--no-network``), a private ``/tmp``
+(``--private-tmp``) and the unix sockets it may connect to
+(``--allow-unix``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
+``cgward exec``: one cgroup of its own, enforced by the kernel from the
+command's first instruction, removed when the run ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+__all__ = ["Sandbox", "RunResult", "TERMINATE_GRACE_S"]
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+# cgward exec ends a run on SIGTERM: it kills the whole cgroup, waits up to
+# 5 s for the kernel to empty it and removes it. Killed with SIGKILL instead,
+# it would leave the command running confined (until `cgward gc`), so the
+# client waits this long after SIGTERM before it resorts to SIGKILL.
+TERMINATE_GRACE_S = 30.0
+
+# --private-tmp gives the command its own empty copies of these: one of them
+# as a writable path would be the shared directory again (cgward refuses it).
+_PRIVATE_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+@dataclass
+class RunResult:
+    """What one run produced.
+
+    ``returncode`` is ``cgward exec``'s exit status: the command's own, or
+    128+N when it was killed by signal N (137 when it went past
+    ``memory_limit_mib``; 143 when the run was ended by its timeout),
+    125 when enforcement could not be set up (nothing ran), 126 or 127
+    when the command could not be executed or was not found.
+    ``denies`` holds the run's deny events, one dict per event as
+    ``cgward exec --events`` writes them (``op``, ``path``, ``reason``,
+    ``pid``, ``comm``, ``time``...).
+    """
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    denies: list[dict[str, Any]] = field(default_factory=list)
+    timed_out: bool = False
+
+
+def _existing_absolute(path: StrPath, what: str) -> str:
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise ValueError(f"{what}: {text!r} is not a str path")
+    if not os.path.isabs(text):
+        raise ValueError(f"{what}: {text!r} is not an absolute path")
+    if not os.path.exists(text):
+        raise ValueError(f"{what}: {text!r} does not exist")
+    return text
+
+
+def _directory(path: StrPath, what: str) -> str:
+    """The real path of an existing directory: cgward refuses roots that are symlinks."""
+    real = os.path.realpath(_existing_absolute(path, what))
+    if not os.path.isdir(real):
+        raise ValueError(f"{what}: {os.fspath(path)!r} is not a directory")
+    if real == "/":
+        raise ValueError(f"{what}: '/' cannot be a write root")
+    return real
+
+
+def _is_beneath(path: str, ancestor: str) -> bool:
+    return path.startswith(ancestor.rstrip("/") + "/")
+
+
+def _paths(paths: Iterable[StrPath], what: str) -> list[StrPath]:
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise ValueError(f"{what}: a sequence of paths, not one path")
+    return list(paths)
+
+
+def _flag(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{what}: {value!r} is not a bool")
+    return value
+
+
+class Sandbox:
+    """A write boundary for commands, enforced by cgward in the kernel.
+
+    :param cwd: the directory commands start in; writable (a write root).
+    :param writable_paths: further directories the commands may write.
+    :param read_only_paths: paths the commands may read but not write.
+        Reads are never hidden by a write boundary, so a read-only path
+        outside every writable one needs nothing; one nested in a writable
+        path becomes a read-only exception (``--ro``), which must be a
+        directory.
+    :param memory_limit_mib: memory limit of the whole run in whole MiB;
+        0 sets none. Past it the kernel kills the run (returncode 137).
+    :param allow_network: False denies connecting, binding and sending to
+        IPv4 and IPv6 addresses, loopback included (``--no-network``).
+    :param private_tmp: the commands get their own empty ``/tmp``,
+        ``/var/tmp`` and ``/dev/shm``, gone when the run ends.
+    :param allow_unix: unix sockets outside the writable paths that the
+        commands may connect to (such as ``$SSH_AUTH_SOCK``); every other one
+        is denied.
+    :param cgward_path: the ``cgward`` binary; default: found on ``PATH``.
+    :raises ValueError: an argument is invalid (the message names it).
+    :raises FileNotFoundError: no ``cgward`` binary.
+    """
+
+    def __init__(
+        self,
+        cwd: StrPath,
+        writable_paths: Iterable[StrPath] = (),
+        read_only_paths: Iterable[StrPath] = (),
+        memory_limit_mib: int = 0,
+        allow_network: bool = False,
+        private_tmp: bool = True,
+        allow_unix: Iterable[StrPath] = (),
+        *,
+        cgward_path: Optional[StrPath] = None,
+    ) -> None:
+        if isinstance(memory_limit_mib, bool) or not isinstance(memory_limit_mib, int):
+            raise ValueError(
+                f"memory_limit_mib: {memory_limit_mib!r} is not a whole number of MiB"
+            )
+        if memory_limit_mib < 0:
+            raise ValueError(f"memory_limit_mib: {memory_limit_mib} is negative")
+        self.cwd = _directory(cwd, "cwd")
+        self.writable_paths = [
+            _directory(p, "writable_paths") for p in _paths(writable_paths, "writable_paths")
+        ]
+        self.read_only_paths = [
+            _existing_absolute(p, "read_only_paths")
+            for p in _paths(read_only_paths, "read_only_paths")
+        ]
+        self.memory_limit_mib = memory_limit_mib
+        self.allow_network = _flag(allow_network, "allow_network")
+        self.private_tmp = _flag(private_tmp, "private_tmp")
+        self.allow_unix = [
+            self._unix_socket(p) for p in _paths(allow_unix, "allow_unix")
+        ]
+        self.cgward = self._find_cgward(cgward_path)
+        self._options = self._exec_options()
+
+    @staticmethod
+    def _unix_socket(path: StrPath) -> str:
+        text = _existing_absolute(path, "allow_unix")
+        if not stat.S_ISSOCK(os.stat(text).st_mode):
+            raise ValueError(f"allow_unix: {text!r} is not a unix socket")
+        return text
+
+    @staticmethod
+    def _find_cgward(path: Optional[StrPath]) -> str:
+        found = shutil.which(os.fspath(path) if path is not None else "cgward")
+        if found is None:
+            raise FileNotFoundError(
+                f"cgward_path: {os.fspath(path) if path else 'cgward'!r} is not an "
+                "executable (install cgward or pass cgward_path=)"
+            )
+        # Absolute: the run starts in cwd.
+        return os.path.abspath(found)
+
+    def _write_roots(self) -> list[str]:
+        """cwd and writable_paths, each directory once (cgward refuses a root twice)."""
+        roots: list[str] = []
+        seen: set[tuple[int, int]] = set()
+        for path in [self.cwd, *self.writable_paths]:
+            st = os.stat(path)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            roots.append(path)
+        return roots
+
+    def _exec_options(self) -> list[str]:
+        roots = self._write_roots()
+        if self.private_tmp:
+            for root in roots:
+                if root in _PRIVATE_TMP_DIRS:
+                    raise ValueError(
+                        f"writable path {root!r} with private_tmp: the command gets its "
+                        "own; use a directory beneath it"
+                    )
+        options: list[str] = []
+        for root in roots:
+            options += ["--root", root]
+        for path in self.read_only_paths:
+            real = os.path.realpath(path)
+            if real in roots:
+                raise ValueError(f"read_only_paths: {path!r} is also writable")
+            if any(_is_beneath(real, root) for root in roots):
+                if not os.path.isdir(real):
+                    raise ValueError(
+                        f"read_only_paths: {path!r} lies in a writable path and is not a "
+                        "directory; cgward's read-only exceptions are directories"
+                    )
+                options += ["--ro", real]
+        if self.memory_limit_mib:
+            options += ["--memory", str(self.memory_limit_mib)]
+        if not self.allow_network:
+            options.append("--no-network")
+        if self.private_tmp:
+            options.append("--private-tmp")
+        for sock in self.allow_unix:
+            options += ["--allow-unix", sock]
+        return options
+
+    def command(self, argv: Sequence[str], events_path: str) -> list[str]:
+        """The ``cgward exec`` command line that runs argv, its deny events to events_path."""
+        if isinstance(argv, (str, bytes)) or not argv:
+            raise ValueError("argv: a non-empty sequence of arguments, not a string")
+        if not all(isinstance(a, str) for a in argv):
+            raise ValueError(f"argv: {argv!r} holds a non-str argument")
+        return [self.cgward, "exec", *self._options, "--events", events_path, "--", *argv]
+
+    def _process_options(
+        self, env: Optional[Mapping[str, str]], input: Optional[Union[bytes, str]]
+    ) -> dict[str, Any]:
+        """How cgward exec is started, by subprocess and asyncio alike."""
+        return {
+            "cwd": self.cwd,
+            "env": dict(env) if env is not None else None,
+            "stdin": subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            "stdout": subprocess.PIPE,
+            "stderr": subprocess.PIPE,
+        }
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: Optional[float] = None,
+        env: Optional[Mapping[str, str]] = None,
+        input: Optional[Union[bytes, str]] = None,
+    ) -> RunResult:
+        """Runs argv in the sandbox and waits for it.
+
+        :param timeout: seconds; past them the whole run is ended (cgward
+            exec gets SIGTERM and kills every process of the run) and
+            ``timed_out`` is set.
+        :param env: the command's environment (default: this process's).
+        :param input: its standard input (a str is encoded as UTF-8); None
+            gives it an empty one.
+        """
+        with _EventsFile() as events:
+            proc = subprocess.Popen(
+                self.command(argv, events.path), **self._process_options(env, input)
+            )
+            timed_out = False
+            try:
+                stdout, stderr = proc.communicate(_encoded(input), timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                stdout, stderr = _end_run(proc)
+            except BaseException:
+                _end_run(proc)
+                raise
+            return RunResult(proc.returncode, stdout, stderr, events.denies(), timed_out)
+
+    async def arun(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: Optional[float] = None,
+        env: Optional[Mapping[str, str]] = None,
+        input: Optional[Union[bytes, str]] = None,
+    ) -> RunResult:
+        """:meth:`run` for asyncio. Cancelling it ends the whole run first."""
+        with _EventsFile() as events:
+            proc = await asyncio.create_subprocess_exec(
+                *self.command(argv, events.path), **self._process_options(env, input)
+            )
+            output = asyncio.ensure_future(proc.communicate(_encoded(input)))
+            timed_out = False
+            try:
+                stdout, stderr = await asyncio.wait_for(asyncio.shield(output), timeout)
+            except asyncio.TimeoutError:
+                timed_out = True
+                stdout, stderr = await _end_run_async(proc, output)
+            except BaseException:
+                # Cancelled: the run ends before the cancellation goes on.
+                await _end_run_async(proc, output)
+                raise
+            return RunResult(proc.returncode, stdout, stderr, events.denies(), timed_out)
+
+
+def _encoded(data: Optional[Union[bytes, str]]) -> Optional[bytes]:
+    return data.encode() if isinstance(data, str) else data
+
+
+def _end_run(proc: subprocess.Popen) -> tuple[bytes, bytes]:
+    """SIGTERM to cgward exec, which kills the run's cgroup; its output so far."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.communicate(timeout=TERMINATE_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe:
+                pipe.close()
+        return b"", b""
+
+
+async def _end_run_async(
+    proc: asyncio.subprocess.Process, output: "asyncio.Future[tuple[bytes, bytes]]"
+) -> tuple[bytes, bytes]:
+    if proc.returncode is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return await asyncio.wait_for(asyncio.shield(output), TERMINATE_GRACE_S)
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()
+        output.cancel()
+        return b"", b""
+
+
+class _EventsFile:
+    """A file of the run's own for ``cgward exec --events``, removed afterwards."""
+
+    def __enter__(self) -> "_EventsFile":
+        fd, self.path = tempfile.mkstemp(prefix="cgward-events-", suffix=".jsonl")
+        os.close(fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.unlink(self.path)
+
+    def denies(self) -> list[dict[str, Any]]:
+        with open(self.path, encoding="utf-8") as lines:
+            events = [json.loads(line) for line in lines if line.strip()]
+        return [e for e in events if e.get("verdict") == "deny"]

@@ -1,0 +1,128 @@
+"""Real runs of cgward exec: root and a kernel with BPF LSM (make test-python
+runs them in tests/vm/run). CGWARD names the binary (default: cgward on PATH).
+"""
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from cgward import Sandbox
+
+pytestmark = pytest.mark.kernel
+
+
+def cgroup2_root():
+    with open("/proc/self/mountinfo") as mounts:
+        for line in mounts:
+            fields = line.split()
+            if fields[fields.index("-") + 1] == "cgroup2":
+                return fields[4]
+    pytest.fail("no cgroup2 mounted")
+
+
+def run_cgroups():
+    """cgward exec's cgroups: it makes them at the cgroup2 root by default."""
+    return sorted(name for name in os.listdir(cgroup2_root()) if name.startswith("cgward-"))
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_for_file(path, bound_s=60.0):
+    deadline = time.monotonic() + bound_s
+    while not os.path.exists(path):
+        assert time.monotonic() < deadline, f"{path} did not appear in {bound_s} s"
+        time.sleep(0.05)
+
+
+@pytest.fixture(autouse=True)
+def no_cgroup_left():
+    assert run_cgroups() == []
+    yield
+    assert run_cgroups() == []
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    """work: the sandbox's cwd; outside: beside it, not writable."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "outside").mkdir()
+    return tmp_path / "work", tmp_path / "outside"
+
+
+def sandbox(cwd, **kwargs):
+    return Sandbox(cwd, cgward_path=os.environ.get("CGWARD", "cgward"), **kwargs)
+
+
+def test_run_writes_in_cwd_and_is_denied_outside_with_the_deny_reported(dirs):
+    work, outside = dirs
+    box = sandbox(work, private_tmp=False)
+    result = box.run(["sh", "-c", f"echo in >in; echo out >{outside}/f; echo done"])
+    assert (work / "in").read_text() == "in\n"
+    assert not (outside / "f").exists()
+    assert b"Operation not permitted" in result.stderr
+    assert result.stdout == b"done\n"
+    assert result.returncode == 0
+    assert [(d["op"], d["path"], d["reason"]) for d in result.denies] == [
+        ("create", f"{outside}/f", "outside_roots")
+    ]
+
+
+def test_arun_with_a_read_only_exception_and_stdin(dirs):
+    work, _ = dirs
+    (work / ".git").mkdir()
+    box = sandbox(work, read_only_paths=[work / ".git"])
+    result = asyncio.run(box.arun(["sh", "-c", "cat >ok; cat ok >.git/config"], input="x"))
+    assert (work / "ok").read_text() == "x"
+    assert not (work / ".git" / "config").exists()
+    assert result.returncode != 0
+    assert [(d["path"], d["reason"]) for d in result.denies] == [
+        (f"{work}/.git/config", "read_only")
+    ]
+
+
+def test_private_tmp_network_and_memory_options_reach_the_run(dirs):
+    work, _ = dirs
+    box = sandbox(work, memory_limit_mib=64)
+    script = """
+        echo x >/tmp/private && echo tmp
+        cat /sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup)/memory.max
+        /usr/bin/python3 -c 'import socket; socket.create_connection(("127.0.0.1", 9))' 2>&1 |
+            grep -o PermissionError
+    """
+    result = box.run(["sh", "-c", script])
+    assert result.stdout.split() == [b"tmp", str(64 << 20).encode(), b"PermissionError"]
+    assert not os.path.exists("/tmp/private")
+    assert [(d["op"], d["reason"]) for d in result.denies] == [("connect", "network")]
+
+
+def test_timeout_kills_the_whole_run(dirs):
+    work, _ = dirs
+    box = sandbox(work)
+    # A grandchild in the background, as a build's daemon may be.
+    result = box.run(["sh", "-c", "sleep 600 & echo $! >pid; wait"], timeout=15)
+    assert result.timed_out
+    assert result.returncode == 143
+    assert not alive(int((work / "pid").read_text()))
+
+
+def test_cancelled_arun_kills_the_whole_run(dirs):
+    work, _ = dirs
+    box = sandbox(work)
+
+    async def cancel_once_started():
+        task = asyncio.ensure_future(box.arun(["sh", "-c", "sleep 600 & echo $! >pid; wait"]))
+        await asyncio.get_running_loop().run_in_executor(None, wait_for_file, work / "pid")
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_once_started())
+    assert not alive(int((work / "pid").read_text()))

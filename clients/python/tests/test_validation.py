@@ -1,0 +1,157 @@
+"""The Sandbox's arguments and the cgward exec command line they map to: no kernel needed."""
+
+import os
+import socket
+import stat
+
+import pytest
+
+from cgward import Sandbox
+
+
+@pytest.fixture
+def fake_cgward(tmp_path):
+    """An executable standing in for cgward: these tests never run it."""
+    path = tmp_path / "cgward"
+    path.write_text("#!/bin/sh\nexit 99\n")
+    path.chmod(stat.S_IRWXU)
+    return str(path)
+
+
+@pytest.fixture
+def work(tmp_path):
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+def options(box, argv=("true",)):
+    """The options between `cgward exec` and `--events`."""
+    line = box.command(list(argv), "/ev")
+    assert line[:2] == [box.cgward, "exec"]
+    events = line.index("--events")
+    assert line[events + 1 : events + 3] == ["/ev", "--"]
+    assert line[events + 3 :] == list(argv)
+    return line[2:events]
+
+
+@pytest.mark.parametrize("limit", [True, False, 1.0, 512.0, "512", None, -1, -512])
+def test_memory_limit_must_be_a_non_negative_whole_number(work, fake_cgward, limit):
+    with pytest.raises(ValueError, match="memory_limit_mib"):
+        Sandbox(work, memory_limit_mib=limit, cgward_path=fake_cgward)
+
+
+def test_memory_limit_maps_to_memory_and_zero_to_none(work, fake_cgward):
+    box = Sandbox(work, memory_limit_mib=512, cgward_path=fake_cgward)
+    assert options(box)[2:4] == ["--memory", "512"]
+    assert "--memory" not in options(Sandbox(work, memory_limit_mib=0, cgward_path=fake_cgward))
+
+
+@pytest.mark.parametrize("field", ["cwd", "writable_paths", "read_only_paths", "allow_unix"])
+def test_paths_must_be_absolute(work, fake_cgward, field):
+    relative = os.path.relpath(work)
+    kwargs = {"cwd": relative} if field == "cwd" else {"cwd": work, field: [relative]}
+    with pytest.raises(ValueError, match=f"{field}: .* is not an absolute path"):
+        Sandbox(cgward_path=fake_cgward, **kwargs)
+
+
+@pytest.mark.parametrize("field", ["cwd", "writable_paths", "read_only_paths", "allow_unix"])
+def test_paths_must_exist(work, fake_cgward, field):
+    missing = str(work / "missing")
+    kwargs = {"cwd": missing} if field == "cwd" else {"cwd": work, field: [missing]}
+    with pytest.raises(ValueError, match=f"{field}: .* does not exist"):
+        Sandbox(cgward_path=fake_cgward, **kwargs)
+
+
+@pytest.mark.parametrize("field", ["writable_paths", "read_only_paths", "allow_unix"])
+def test_one_path_instead_of_a_sequence_is_refused(work, fake_cgward, field):
+    with pytest.raises(ValueError, match=f"{field}: a sequence of paths"):
+        Sandbox(work, cgward_path=fake_cgward, **{field: str(work)})
+
+
+def test_writable_paths_must_be_directories_and_not_the_root(work, fake_cgward):
+    (work / "file").write_text("x")
+    with pytest.raises(ValueError, match="writable_paths: .* is not a directory"):
+        Sandbox(work, writable_paths=[work / "file"], cgward_path=fake_cgward)
+    with pytest.raises(ValueError, match="writable_paths: '/' cannot be a write root"):
+        Sandbox(work, writable_paths=["/"], cgward_path=fake_cgward)
+
+
+def test_cwd_and_writable_paths_are_roots_once_each_by_their_real_path(work, tmp_path, fake_cgward):
+    other = tmp_path / "other"
+    other.mkdir()
+    (tmp_path / "link").symlink_to(other)
+    box = Sandbox(
+        work, writable_paths=[work, tmp_path / "link", other], cgward_path=fake_cgward
+    )
+    assert options(box) == ["--root", str(work), "--root", str(other), "--no-network",
+                            "--private-tmp"]
+
+
+def test_read_only_paths_nested_in_a_writable_one_become_ro(work, tmp_path, fake_cgward):
+    (work / ".git").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    box = Sandbox(work, read_only_paths=[work / ".git", outside, "/usr"],
+                  cgward_path=fake_cgward)
+    assert options(box)[:4] == ["--root", str(work), "--ro", str(work / ".git")]
+    assert options(box).count("--ro") == 1
+
+
+def test_a_read_only_path_that_is_writable_too_is_refused(work, fake_cgward):
+    with pytest.raises(ValueError, match="read_only_paths: .* is also writable"):
+        Sandbox(work, read_only_paths=[work], cgward_path=fake_cgward)
+
+
+def test_a_nested_read_only_file_is_refused(work, fake_cgward):
+    (work / "lock").write_text("x")
+    with pytest.raises(ValueError, match="read_only_paths: .* not a directory"):
+        Sandbox(work, read_only_paths=[work / "lock"], cgward_path=fake_cgward)
+
+
+def test_network_and_private_tmp_flags(work, fake_cgward):
+    assert "--no-network" not in options(
+        Sandbox(work, allow_network=True, cgward_path=fake_cgward))
+    assert "--private-tmp" not in options(
+        Sandbox(work, private_tmp=False, cgward_path=fake_cgward))
+    with pytest.raises(ValueError, match="allow_network"):
+        Sandbox(work, allow_network="no", cgward_path=fake_cgward)
+    with pytest.raises(ValueError, match="private_tmp"):
+        Sandbox(work, private_tmp=1, cgward_path=fake_cgward)
+
+
+def test_tmp_itself_as_a_writable_path_with_private_tmp_is_refused(work, fake_cgward):
+    with pytest.raises(ValueError, match="writable path '/tmp' with private_tmp"):
+        Sandbox(work, writable_paths=["/tmp"], cgward_path=fake_cgward)
+    assert ["--root", "/tmp"] == options(
+        Sandbox(work, writable_paths=["/tmp"], private_tmp=False, cgward_path=fake_cgward)
+    )[2:4]
+
+
+def test_allow_unix_takes_sockets(work, fake_cgward):
+    path = str(work / "agent.sock")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(path)
+        box = Sandbox(work, allow_unix=[path], cgward_path=fake_cgward)
+    assert options(box)[-2:] == ["--allow-unix", path]
+    with pytest.raises(ValueError, match="allow_unix: .* is not a unix socket"):
+        Sandbox(work, allow_unix=[work], cgward_path=fake_cgward)
+
+
+def test_a_relative_cgward_path_is_made_absolute(work, fake_cgward, monkeypatch):
+    monkeypatch.chdir(os.path.dirname(fake_cgward))
+    assert Sandbox(work, cgward_path="./cgward").cgward == fake_cgward
+
+
+def test_cgward_must_be_found(work, tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match="cgward_path"):
+        Sandbox(work, cgward_path=tmp_path / "none")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="cgward"):
+        Sandbox(work)
+
+
+@pytest.mark.parametrize("argv", ["echo hi", [], ["echo", b"hi"]])
+def test_argv_is_a_non_empty_sequence_of_str(work, fake_cgward, argv):
+    with pytest.raises(ValueError, match="argv"):
+        Sandbox(work, cgward_path=fake_cgward).run(argv)

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One confined run of cgward exec: set-up, gate, wait and teardown. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+
+#include "cgroup.h"
+#include "event_stream.h"
+#include "exec_run.h"
+#include "exit_codes.h"
+#include "plane.h"
+#include "policy_maps.h"
+#include "private_tmp.h"
+#include "roots.h"
+#include "spawn.h"
+#include "wait_loop.h"
+
+#define CGROUP_REMOVE_TIMEOUT_MS 5000
+
+/* What one execution holds, released in reverse order by exec_cleanup(). */
+struct execution {
+	const struct exec_request *req;
+	struct root_spec roots[EXEC_MAX_ROOTS];
+	size_t n_roots;
+	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
+	size_t n_private_roots;
+	struct root_spec unix_sockets[EXEC_MAX_ROOTS]; /* --allow-unix */
+	size_t n_unix_sockets;
+	struct root_spec devices[EXEC_MAX_ROOTS]; /* --allow-dev */
+	size_t n_devices;
+	struct cgroup_layout layout;
+	struct plane plane;
+	bool plane_open;
+	__u32 policy_id; /* claimed in the plane's maps; 0 before */
+	int ring_fd;	 /* the run's own events */
+	struct ring_insert {
+		pthread_t thread;
+		bool started;
+		int ret;
+	} ring_insert;
+	struct exec_cgroup cgroup;
+	bool cgroup_created;
+	struct event_context ctx;
+	struct event_stream events;
+	bool events_open;
+	FILE *sink;
+	int signal_fd;
+	int epoll_fd;
+};
+
+static bool has_write_root(const struct exec_request *req)
+{
+	for (size_t i = 0; i < req->n_root_args; i++) {
+		if (req->root_access[i] == CGWARD_ACCESS_WRITE)
+			return true;
+	}
+	return false;
+}
+
+static int resolve_one(struct execution *x, const char *path, __u32 access)
+{
+	char err[PATH_MAX + 128];
+	int ret = root_resolve(path, access, &x->roots[x->n_roots], err, sizeof(err));
+
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return ret;
+	}
+	x->n_roots++;
+	return 0;
+}
+
+/*
+ * Each PATH of --allow-unix or --allow-dev must name a unix socket or a
+ * device node now; its inode, or its device, is what the kernel allows.
+ */
+static int resolve_nodes(const char *option, const char *const *args, size_t n_args, __u32 access,
+			 struct root_spec *nodes, size_t *n_nodes)
+{
+	char err[PATH_MAX + 128];
+	int ret;
+
+	for (size_t i = 0; i < n_args; i++) {
+		ret = root_resolve_node(option, args[i], access, &nodes[i], err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "cgward: %s\n", err);
+			return ret;
+		}
+		(*n_nodes)++;
+	}
+	return 0;
+}
+
+static int resolve_allowed_nodes(struct execution *x)
+{
+	const struct exec_request *req = x->req;
+	int ret = resolve_nodes("--allow-unix", req->unix_args, req->n_unix_args,
+				CGWARD_ACCESS_UNIX_PEER, x->unix_sockets, &x->n_unix_sockets);
+
+	if (ret)
+		return ret;
+	return resolve_nodes("--allow-dev", req->device_args, req->n_device_args,
+			     CGWARD_ACCESS_DEVICE, x->devices, &x->n_devices);
+}
+
+/* A root that is /tmp, /var/tmp or /dev/shm itself would be the shared directory again. */
+static int check_private_tmp(const struct execution *x)
+{
+	for (size_t i = 0; x->req->private_tmp && i < x->n_roots; i++) {
+		if (private_tmp_dir_of(x->roots[i].path)) {
+			fprintf(stderr,
+				"cgward: exec: root '%s' with --private-tmp: the command gets "
+				"its own %s; use a directory beneath it\n",
+				x->roots[i].path, x->roots[i].path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Every root valid, no duplicates, every read-only exception inside a write root. */
+static int resolve_roots(struct execution *x)
+{
+	char cwd[PATH_MAX], err[2 * PATH_MAX + 64] = "";
+	int ret = 0;
+
+	if (!has_write_root(x->req)) {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			fprintf(stderr, "cgward: exec: current directory: %s\n", strerror(errno));
+			return -errno;
+		}
+		ret = resolve_one(x, cwd, CGWARD_ACCESS_WRITE);
+	}
+	for (size_t i = 0; ret == 0 && i < x->req->n_root_args; i++)
+		ret = resolve_one(x, x->req->root_args[i], x->req->root_access[i]);
+	if (ret == 0)
+		ret = roots_check_duplicates(x->roots, x->n_roots, err, sizeof(err));
+	for (size_t i = 0; ret == 0 && i < x->n_roots; i++) {
+		if (x->roots[i].access == CGWARD_ACCESS_READ_ONLY &&
+		    !root_has_write_root_above(&x->roots[i], x->roots, x->n_roots)) {
+			snprintf(err, sizeof(err), "--ro '%s' is not inside any --root",
+				 x->roots[i].path);
+			ret = -EINVAL;
+		}
+	}
+	if (err[0])
+		fprintf(stderr, "cgward: %s\n", err);
+	return ret ? ret : check_private_tmp(x);
+}
+
+static int open_sink(struct execution *x)
+{
+	int fd;
+
+	if (!x->req->events_path) {
+		x->sink = stderr;
+		return 0;
+	}
+	fd = open(x->req->events_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || !(x->sink = fdopen(fd, "a"))) {
+		fprintf(stderr, "cgward: --events %s: %s\n", x->req->events_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	return 0;
+}
+
+/* Signals that end the wait are read from a signalfd, so they are blocked. */
+static int block_signals(struct execution *x, sigset_t *previous)
+{
+	sigset_t handled;
+	int ret;
+
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGCHLD);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGHUP);
+	ret = wait_loop_signal_fd(&handled, previous);
+	if (ret < 0)
+		return ret;
+	x->signal_fd = ret;
+	return 0;
+}
+
+static const char *relative_cgroup(const struct execution *x)
+{
+	size_t len = strlen(x->layout.unified);
+
+	return strncmp(x->cgroup.path, x->layout.unified, len) == 0 ? x->cgroup.path + len
+								    : x->cgroup.path;
+}
+
+/* The lost counter of the run's own ring buffer: its policy_info entry's. */
+static __u64 exec_events_lost(void *arg)
+{
+	const struct execution *x = arg;
+	struct cgward_policy_info info;
+
+	return policy_maps_get_info(&x->plane.maps, x->policy_id, &info) ? 0 : info.events_lost;
+}
+
+/*
+ * Inserting into a map of maps waits for an RCU grace period (the kernel's
+ * maybe_wait_bpf_programs), some 20 ms: the run's ring buffer goes in from a
+ * thread while its cgroup is made and CMD forked, and the gate waits for it.
+ */
+static void *insert_ring(void *arg)
+{
+	struct execution *x = arg;
+
+	x->ring_insert.ret = policy_maps_put_exec_ring(&x->plane.maps, x->policy_id, x->ring_fd);
+	return NULL;
+}
+
+/* The thread blocks every signal: they are the main thread's, read from its signalfd. */
+static int start_ring_insert(struct execution *x)
+{
+	sigset_t all, previous;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &previous);
+	ret = -pthread_create(&x->ring_insert.thread, NULL, insert_ring, x);
+	pthread_sigmask(SIG_SETMASK, &previous, NULL);
+	x->ring_insert.started = ret == 0;
+	return ret;
+}
+
+/* 0 once the run's ring buffer is in exec_events: its events reach it. */
+static int finish_ring_insert(struct execution *x)
+{
+	if (x->ring_insert.started) {
+		pthread_join(x->ring_insert.thread, NULL);
+		x->ring_insert.started = false;
+	}
+	return x->ring_insert.ret;
+}
+
+/*
+ * The run's policy under an id of its own, with its roots, before its
+ * cgroup exists: the cgroup is bound to a complete policy. Its ring buffer
+ * is inserted meanwhile (finish_ring_insert).
+ */
+static int install_policy(struct execution *x)
+{
+	const struct policy_maps *maps = &x->plane.maps;
+	int ret;
+
+	/* No name: libbpf would load a probe program to learn whether names are supported. */
+	x->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
+	if (x->ring_fd < 0)
+		return -errno;
+	ret = policy_maps_claim_exec_id(maps, "exec", (__u32)getpid(), &x->policy_id);
+	if (ret == 0)
+		ret = start_ring_insert(x);
+	if (ret == 0)
+		ret = policy_maps_put_roots(maps, x->policy_id, x->roots, x->n_roots);
+	return ret;
+}
+
+/* The plane adopted (or loaded), the policy, the cgroup, the event stream: everything but CMD. */
+static int set_up_enforcement(struct execution *x)
+{
+	char err[PATH_MAX + 8192];
+	int ret;
+
+	ret = cgroup_layout_detect("/proc/self/mountinfo", &x->layout);
+	if (ret) {
+		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = plane_open(PLANE_DIR, &x->plane, err, sizeof(err));
+	x->plane_open = ret == 0;
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return ret;
+	}
+	ret = install_policy(x);
+	if (ret) {
+		fprintf(stderr, "cgward: cannot install the policy: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = exec_cgroup_create(&x->layout, x->req->cgroup_parent, x->req->memory_mib, &x->cgroup,
+				 err, sizeof(err));
+	x->cgroup_created = ret == 0;
+	if (ret == 0) {
+		ret = policy_maps_bind_exec_cgroup(&x->plane.maps, x->cgroup.id, x->policy_id,
+						   x->req->policy_flags);
+		if (ret)
+			snprintf(err, sizeof(err), "cannot bind the cgroup: %s", strerror(-ret));
+	}
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		return ret;
+	}
+	x->ctx = (struct event_context){.roots = x->roots,
+					.n_roots = x->n_roots,
+					.cgroup_path = relative_cgroup(x),
+					.policy_name = "exec",
+					.boot_to_realtime_ns = event_clock_offset()};
+	ret = event_stream_open(&x->events, x->ring_fd, exec_events_lost, x, x->sink, &x->ctx);
+	x->events_open = ret == 0;
+	if (ret)
+		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
+	return ret;
+}
+
+static int exec_error_status(int err, const char *cmd)
+{
+	fprintf(stderr, "cgward: %s: %s\n", cmd, strerror(err));
+	return err == ENOENT ? EXIT_CMD_NOT_FOUND : EXIT_CMD_CANNOT_EXECUTE;
+}
+
+/* Moves the gated child into the cgroup, rechecks the roots, and lets it run. */
+static int start_command(struct execution *x, struct spawned *child)
+{
+	char err[PATH_MAX + 128];
+	int ret = exec_cgroup_attach(&x->cgroup, child->pid, err, sizeof(err));
+
+	for (size_t i = 0; ret == 0 && i < x->n_roots; i++)
+		ret = root_verify_unchanged(&x->roots[i], err, sizeof(err));
+	if (ret == 0 && (ret = finish_ring_insert(x)) != 0)
+		snprintf(err, sizeof(err), "cannot install the run's ring buffer: %s",
+			 strerror(-ret));
+	if (ret) {
+		fprintf(stderr, "cgward: %s\n", err);
+		spawn_abort(child);
+		return EXIT_SETUP_FAILED;
+	}
+	ret = spawn_release(child);
+	if (ret) {
+		waitpid(child->pid, NULL, 0);
+		return exec_error_status(-ret, x->req->argv[0]);
+	}
+	return 0;
+}
+
+static int status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	return 128 + WTERMSIG(wstatus);
+}
+
+/*
+ * Streams events until CMD exits; SIGINT, SIGTERM and SIGHUP to cgward end
+ * the run (the whole cgroup is killed at teardown), with 128+signal.
+ */
+static int wait_for_command(struct execution *x, pid_t pid)
+{
+	struct epoll_event ev;
+	struct signalfd_siginfo si;
+	int wstatus;
+
+	for (;;) {
+		if (epoll_wait(x->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
+			return EXIT_SETUP_FAILED;
+		event_stream_drain(&x->events);
+		while (read(x->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo != SIGCHLD)
+				return 128 + (int)si.ssi_signo;
+		}
+		if (waitpid(pid, &wstatus, WNOHANG) == pid)
+			return status_of(wstatus);
+	}
+}
+
+/* The child's private tmpfs directories become write roots before it is let in. */
+static int install_private_tmp(struct execution *x, const struct private_tmp_report *report)
+{
+	int ret;
+
+	x->n_private_roots = private_tmp_roots(report, x->private_roots);
+	ret = policy_maps_put_roots(&x->plane.maps, x->policy_id, x->private_roots,
+				    x->n_private_roots);
+	if (ret)
+		fprintf(stderr, "cgward: --private-tmp: cannot install its roots: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
+/*
+ * The --allow-unix sockets' inodes and the --allow-dev devices, as entries
+ * that count only for connecting to them and for using the device.
+ */
+static int install_allowed_nodes(struct execution *x)
+{
+	int ret =
+	    policy_maps_put_roots(&x->plane.maps, x->policy_id, x->unix_sockets, x->n_unix_sockets);
+
+	if (ret == 0)
+		ret = policy_maps_put_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
+	if (ret)
+		fprintf(stderr, "cgward: --allow-unix, --allow-dev: cannot install: %s\n",
+			strerror(-ret));
+	return ret;
+}
+
+/* Starts CMD at its gate, in its own mount namespace with --private-tmp. */
+static int spawn_command(struct execution *x, const sigset_t *previous, struct spawned *child)
+{
+	struct private_tmp_setup setup = {.roots = x->roots,
+					  .n_roots = x->n_roots,
+					  .sockets = x->unix_sockets,
+					  .n_sockets = x->n_unix_sockets};
+	struct private_tmp_report report;
+	struct spawn_prepare prepare = {.run = private_tmp_enter,
+					.arg = &setup,
+					.report = &report,
+					.report_size = sizeof(report)};
+	int ret = install_allowed_nodes(x);
+
+	if (ret)
+		return ret;
+	if (!x->req->private_tmp)
+		return spawn_gated(x->req->argv, previous, NULL, child);
+	ret = spawn_gated(x->req->argv, previous, &prepare, child);
+	if (ret == 0 && install_private_tmp(x, &report) != 0) {
+		spawn_abort(child);
+		ret = -EIO;
+	}
+	return ret;
+}
+
+static int run_command(struct execution *x)
+{
+	struct spawned child;
+	sigset_t previous;
+	int ret;
+
+	ret = block_signals(x, &previous);
+	if (ret == 0) {
+		x->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+		ret = x->epoll_fd < 0 ? -errno : 0;
+	}
+	if (ret == 0)
+		ret = wait_loop_watch(x->epoll_fd, x->signal_fd);
+	if (ret == 0)
+		ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
+	if (ret == 0)
+		ret = spawn_command(x, &previous, &child);
+	if (ret) {
+		fprintf(stderr, "cgward: cannot start %s: %s\n", x->req->argv[0], strerror(-ret));
+		return EXIT_SETUP_FAILED;
+	}
+	ret = start_command(x, &child);
+	return ret ? ret : wait_for_command(x, child.pid);
+}
+
+/* Kills what is left of the command, removes the cgroup; the exit status says if it failed. */
+static int tear_down(struct execution *x, int status)
+{
+	char err[PATH_MAX + 128];
+
+	finish_ring_insert(x); /* a run that failed before its gate */
+	if (x->events_open)
+		event_stream_drain(&x->events);
+	if (x->cgroup_created) {
+		if (exec_cgroup_oom_killed(&x->cgroup)) {
+			fprintf(stderr, "cgward: %s killed: out of memory (limit %llu MiB)\n",
+				x->req->argv[0], (unsigned long long)x->req->memory_mib);
+			status = 128 + SIGKILL;
+		}
+		if (exec_cgroup_destroy(&x->cgroup, CGROUP_REMOVE_TIMEOUT_MS, err, sizeof(err))) {
+			fprintf(stderr, "cgward: %s\n", err);
+			status = status ? status : EXIT_SETUP_FAILED;
+			/* Its processes stay confined: cgward gc removes the policy later. */
+			return status;
+		}
+		policy_maps_unbind_cgroup(&x->plane.maps, x->cgroup.id);
+	}
+	/* The cgroup is gone (its binding with it): no process can use the policy now. */
+	if (x->policy_id) {
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->private_roots,
+					 x->n_private_roots);
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->unix_sockets,
+					 x->n_unix_sockets);
+		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
+		policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
+	}
+	return status;
+}
+
+static void exec_cleanup(struct execution *x)
+{
+	if (x->events_open)
+		event_stream_close(&x->events);
+	if (x->plane_open)
+		plane_close(&x->plane);
+	if (x->ring_fd >= 0)
+		close(x->ring_fd);
+	for (size_t i = 0; i < x->n_roots; i++)
+		root_close(&x->roots[i]);
+	if (x->epoll_fd >= 0)
+		close(x->epoll_fd);
+	if (x->signal_fd >= 0)
+		close(x->signal_fd);
+	if (x->sink && x->sink != stderr)
+		fclose(x->sink);
+}
+
+int exec_run(const struct exec_request *req)
+{
+	struct execution x = {.req = req, .signal_fd = -1, .epoll_fd = -1, .ring_fd = -1};
+	int status;
+
+	if (resolve_roots(&x) || resolve_allowed_nodes(&x) || open_sink(&x)) {
+		exec_cleanup(&x);
+		return EXIT_USAGE;
+	}
+	status = set_up_enforcement(&x) ? EXIT_SETUP_FAILED : run_command(&x);
+	status = tear_down(&x, status);
+	exec_cleanup(&x);
+	return status;
+}
