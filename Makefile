@@ -53,8 +53,10 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # arguments to global functions (bpf/walk_args.bpf.h); the loader picks one.
 BPF_SCALAR_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf-scalar/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS  := $(wildcard bpf/*.h)
+# -D options of a build's own for the BPF programs, such as the second build of the tests.
+BPF_DEFINES ?=
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
-	-Wno-unused-parameter -Wno-missing-declarations
+	-Wno-unused-parameter -Wno-missing-declarations $(BPF_DEFINES)
 
 # protoc-c writes the C of each user/<concern>/<name>.proto (the CRI's messages)
 # to $(BUILD)/<concern>/<name>.pb-c.[ch].
@@ -304,7 +306,15 @@ fuzz-regress: $(FUZZ_BINS)
 	done
 
 # One system call per run, for the tests to see the kernel's own answer.
-TEST_TOOLS := $(BUILD)/fsop $(BUILD)/hatchop
+TEST_TOOLS := $(BUILD)/fsop $(BUILD)/hatchop $(BUILD)/other/cgward
+
+# Another build of the same sources, whose BPF object differs (its fast walk's
+# steps) and whose map layout does not: t_plane.sh upgrades a plane to it in place.
+$(BUILD)/other/cgward: FORCE
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/other BPF_DEFINES=-DFAST_WALK_STEPS=24 all
+
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/fsop: tests/integration/fsop.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@

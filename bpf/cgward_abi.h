@@ -13,6 +13,13 @@
  * finding a plane of another version does not adopt it.
  */
 #define CGWARD_ABI_VERSION 7
+/*
+ * The oldest ABI whose pinned maps this build's programs use as they are: a
+ * plane of an ABI from this one to CGWARD_ABI_VERSION is upgraded in place
+ * (plane.c). 7 added operations, reasons and an access kind, and changed no
+ * map, key or value: a plane of 6 is upgraded.
+ */
+#define CGWARD_ABI_UPGRADES_FROM 6
 
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16

@@ -133,3 +133,57 @@ test_plane_of_another_build_is_refused_and_nothing_runs() {
 	expect_status 0 "$CGWARD" unload --force 2>/dev/null
 	expect ok cgx --root "$W" -- "$FSOP" write "$W/f" x
 }
+
+# The ids of the programs behind the plane's pinned links, sorted.
+pinned_program_ids() {
+	local link
+	for link in "$PINS"/links/*; do
+		bpftool -j link show pinned "$link" | jq .prog_id
+	done | sort -n
+}
+
+# program_detached ID: the kernel runs program ID no more, within 10 s (a
+# link is released from an RCU callback).
+program_detached() {
+	for _ in $(seq 100); do
+		bpftool prog show id "$1" >/dev/null 2>&1 || return 0
+		sleep 0.1
+	done
+	fail "program $1 still loaded"
+}
+
+# cgward load of another build of the same map layout (build/other: another
+# fast walk) upgrades the plane in place while a run of this build goes on:
+# the run's boundary and its own events hold, the old programs are detached,
+# a new run of this build adopts the other build's plane as it is, and this
+# build's load downgrades it again.
+test_plane_of_another_build_is_upgraded_in_place_while_a_run_goes_on() {
+	local other=$PWD/build/other/cgward run before after id
+	[ -x "$other" ] || fail "no $other: make test-vm builds it"
+	"$CGWARD" load 2>/dev/null
+	before=$(pinned_program_ids)
+	# shellcheck disable=SC2016 # expanded by the confined shell
+	cgx --root "$W" -- sh -c '
+		: >"$1/ready"
+		while [ ! -e "$1/go" ]; do sleep 0.05; done
+		"$2" write "$3/after" x; "$2" write "$1/after" x' sh "$W" "$FSOP" "$O" >"$T/run.out" &
+	run=$!
+	wait_file "$W/ready"
+	"$other" load 2>"$T/load.err" || fail "load of the other build: $(cat "$T/load.err")"
+	grep -q "upgraded in place" "$T/load.err" || fail "load: $(cat "$T/load.err")"
+	after=$(pinned_program_ids)
+	[ "$(wc -l <<<"$after")" -eq "$(pinned_links)" ] || fail "links: $after"
+	[ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ] || fail "programs kept: $after"
+	for id in $before; do program_detached "$id"; done
+	touch "$W/go"
+	expect_status 0 wait "$run"
+	expect_content "$T/run.out" "$(lines EPERM ok)"
+	expect_absent "$O/after"
+	expect_denies "create $O/after"
+	expect ok cgx --root "$W" -- "$FSOP" write "$W/f" x
+	[ "$(pinned_program_ids)" = "$after" ] || fail "a run replaced the other build's programs"
+	"$CGWARD" load 2>"$T/load.err"
+	grep -q "upgraded in place" "$T/load.err" || fail "downgrade: $(cat "$T/load.err")"
+	expect EPERM cgx --root "$W" -- "$FSOP" write "$O/f" x
+	"$CGWARD" unload --force 2>/dev/null
+}

@@ -575,13 +575,19 @@ static int set_up(struct agent *a)
 		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = plane_open(a->opt.bpffs, &a->plane, err, sizeof(err));
+	ret = plane_open(a->opt.bpffs, true, &a->plane, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);
 		return ret;
 	}
 	a->plane_open = true;
-	if (a->plane.links_attached)
+	if (a->plane.upgraded_from)
+		fprintf(stderr,
+			"cgward: agent: upgraded the plane under %s in place: %d programs of this "
+			"build replaced those of object %016llx\n",
+			a->opt.bpffs, a->plane.links_attached,
+			(unsigned long long)a->plane.upgraded_from);
+	else if (a->plane.links_attached)
 		fprintf(stderr, "cgward: agent: attached %d programs, pinned under %s\n",
 			a->plane.links_attached, a->opt.bpffs);
 	else

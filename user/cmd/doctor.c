@@ -47,18 +47,21 @@ static bool check_cgroups(void)
 	return ok;
 }
 
-/* Not pinned is fine (the first exec or agent pins it); another build's plane is not. */
+/*
+ * Not pinned is fine (the first exec or agent pins it), and so is another
+ * build's plane of a layout this one reads; one of another layout is not.
+ */
 static bool check_plane(void)
 {
 	char err[PATH_MAX + 512];
 	int ret = plane_check(PLANE_DIR, err, sizeof(err));
+	bool ok = ret == 0 || ret == -ENOENT || ret == -EXDEV;
 
 	if (ret == -ENOENT)
 		report("plane", true, "not loaded: the first cgward exec or agent loads it");
 	else
-		report("plane", ret == 0,
-		       ret == 0 ? "pinned under " PLANE_DIR ", this build's" : err);
-	return ret == 0 || ret == -ENOENT;
+		report("plane", ok, ret == 0 ? "pinned under " PLANE_DIR ", this build's" : err);
+	return ok;
 }
 
 static void report_hook_note(const char *prog, bool loaded, const char *note)

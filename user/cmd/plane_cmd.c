@@ -20,8 +20,13 @@ static const char load_usage[] =
     "      --bpffs DIR  where it is pinned (default " PLANE_DIR ")\n"
     "  -h, --help       this text\n"
     "\n"
-    "Exit status: 0 pinned; 125 it cannot be loaded, or a plane of another\n"
-    "cgward build is pinned there (the message says how to proceed); 2 usage.\n";
+    "A plane pinned by another cgward build whose map layout this one reads is\n"
+    "upgraded (or downgraded) in place: this build's programs are attached, each\n"
+    "before the other's is detached, and the maps, with every binding, are kept.\n"
+    "\n"
+    "Exit status: 0 pinned; 125 it cannot be loaded, or a plane of a map layout\n"
+    "this cgward cannot read is pinned there (the message says how to proceed);\n"
+    "2 usage.\n";
 
 static const char unload_usage[] =
     "Usage: cgward unload [--force] [--bpffs DIR]\n"
@@ -78,12 +83,17 @@ int cmd_load(int argc, char **argv)
 
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	ret = plane_open(dir, &plane, err, sizeof(err));
+	ret = plane_open(dir, true, &plane, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);
 		return EXIT_SETUP_FAILED;
 	}
-	if (plane.links_attached)
+	if (plane.upgraded_from)
+		fprintf(stderr,
+			"cgward: load: upgraded in place under %s: %d programs of this build "
+			"replaced those of object %016llx, maps and bindings kept\n",
+			dir, plane.links_attached, (unsigned long long)plane.upgraded_from);
+	else if (plane.links_attached)
 		fprintf(stderr, "cgward: load: attached %d programs, pinned under %s\n",
 			plane.links_attached, dir);
 	else

@@ -280,7 +280,7 @@ static int set_up_enforcement(struct execution *x)
 		fprintf(stderr, "cgward: no cgroup2 hierarchy mounted: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = plane_open(PLANE_DIR, &x->plane, err, sizeof(err));
+	ret = plane_open(PLANE_DIR, false, &x->plane, err, sizeof(err));
 	x->plane_open = ret == 0;
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);

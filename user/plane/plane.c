@@ -73,15 +73,20 @@ static int refuse_stale(const char *dir, const char *what, char *err, size_t err
 	return -ESTALE;
 }
 
+/* check_pinned(): a complete plane of an older ABI that this build upgrades in place. */
+#define PINNED_UPGRADABLE 1
+
 /*
- * 0: a complete plane of this build is pinned; -ENOENT: none is, or one is
- * still being loaded or was left half attached; -ESTALE: another build's.
+ * 0: a complete plane of this ABI is pinned (of this build, or of another:
+ * info says which); PINNED_UPGRADABLE: one of an older ABI from
+ * CGWARD_ABI_UPGRADES_FROM; -ENOENT: none is, or one is still being loaded
+ * or was left half attached; -ESTALE: one of an ABI this build cannot read.
  * Maps without plane_info are another build's only when seen under the
  * lock: a loader pins plane_info among the other maps, in the object's order.
  */
-static int check_pinned(const char *dir, bool locked, char *err, size_t errlen)
+static int check_pinned(const char *dir, bool locked, struct cgward_plane_info *info, char *err,
+			size_t errlen)
 {
-	struct cgward_plane_info info = {};
 	char path[PATH_MAX], what[128];
 	__u32 zero = 0;
 	int fd, ret = pin_path(path, sizeof(path), dir, "maps", "plane_info");
@@ -95,25 +100,29 @@ static int check_pinned(const char *dir, bool locked, char *err, size_t errlen)
 					    errlen);
 		return -ENOENT;
 	}
-	ret = bpf_map_lookup_elem(fd, &zero, &info) ? -errno : 0;
+	*info = (struct cgward_plane_info){};
+	ret = bpf_map_lookup_elem(fd, &zero, info) ? -errno : 0;
 	close(fd);
 	if (ret)
 		return ret;
 	/* Zero: the loader holding the lock has not written it yet. */
-	if (info.abi_version == 0)
+	if (info->abi_version == 0)
 		return -ENOENT;
-	if (info.abi_version != CGWARD_ABI_VERSION || info.object_hash != CGWARD_OBJECT_HASH) {
+	if (info->abi_version < CGWARD_ABI_UPGRADES_FROM ||
+	    info->abi_version > CGWARD_ABI_VERSION) {
 		snprintf(what, sizeof(what),
-			 "was built from other BPF programs (ABI %u, object %016llx; this cgward: "
-			 "ABI %u, object %016llx)",
-			 info.abi_version, (unsigned long long)info.object_hash, CGWARD_ABI_VERSION,
-			 (unsigned long long)CGWARD_OBJECT_HASH);
+			 "has a map layout this cgward cannot read (ABI %u, object %016llx; this "
+			 "cgward: ABI %u, upgrades from %u)",
+			 info->abi_version, (unsigned long long)info->object_hash,
+			 CGWARD_ABI_VERSION, CGWARD_ABI_UPGRADES_FROM);
 		return refuse_stale(dir, what, err, errlen);
 	}
-	return count_pins(dir, "links") < (int)info.n_links ? -ENOENT : 0;
+	if (count_pins(dir, "links") < (int)info->n_links)
+		return -ENOENT;
+	return info->abi_version < CGWARD_ABI_VERSION ? PINNED_UPGRADABLE : 0;
 }
 
-static int write_plane_info(struct cgward_bpf *skel)
+static int write_plane_info(struct cgward_bpf *skel, char *err, size_t errlen)
 {
 	struct cgward_plane_info info = {.abi_version = CGWARD_ABI_VERSION,
 					 .object_hash = CGWARD_OBJECT_HASH};
@@ -122,8 +131,10 @@ static int write_plane_info(struct cgward_bpf *skel)
 
 	bpf_object__for_each_program(prog, skel->obj) info.n_links += bpf_program__autoload(prog);
 	if (bpf_map__update_elem(skel->maps.plane_info, &zero, sizeof(zero), &info, sizeof(info),
-				 BPF_ANY))
+				 BPF_ANY)) {
+		snprintf(err, errlen, "cannot write plane_info: %s", strerror(errno));
 		return -errno;
+	}
 	return 0;
 }
 
@@ -162,11 +173,13 @@ static int attach_missing(struct cgward_bpf *skel, const char *dir, int *attache
 }
 
 /*
- * Loads the programs with their maps pinned (libbpf reuses a map already
- * pinned at its path, as one left by a load that stopped half way), writes
- * plane_info, then attaches what is not attached yet.
+ * Loads the programs with their maps pinned under dir: libbpf reuses a map
+ * already pinned at its path (one left by a load that stopped half way, or
+ * the plane of a build being upgraded), and fails a load whose map does not
+ * match the pinned one's type and sizes.
  */
-static int load_and_pin(const char *dir, struct plane *plane, char *err, size_t errlen)
+static int load_with_pinned_maps(const char *dir, struct cgward_bpf **loaded, char *err,
+				 size_t errlen)
 {
 	struct cgward_bpf *skel;
 	char path[PATH_MAX];
@@ -189,15 +202,129 @@ static int load_and_pin(const char *dir, struct plane *plane, char *err, size_t 
 		if (ret)
 			loader_describe_error(ret, err, errlen);
 	}
-	if (ret == 0) {
-		ret = write_plane_info(skel);
-		if (ret)
-			snprintf(err, errlen, "cannot write plane_info: %s", strerror(-ret));
-	}
+	if (ret == 0)
+		*loaded = skel;
+	else if (skel)
+		cgward_bpf__destroy(skel);
+	return ret;
+}
+
+/* Loads the programs, writes plane_info, then attaches what is not attached yet. */
+static int load_and_pin(const char *dir, struct plane *plane, char *err, size_t errlen)
+{
+	struct cgward_bpf *skel;
+	int ret = load_with_pinned_maps(dir, &skel, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = write_plane_info(skel, err, errlen);
 	if (ret == 0)
 		ret = attach_missing(skel, dir, &plane->links_attached, err, errlen);
 	cgward_bpf__destroy(skel);
 	return ret;
+}
+
+/*
+ * Attaches prog and pins its link over the pin of the link it replaces, if
+ * any: the new program runs before the old one is detached, so the hook is
+ * never without one. The pin goes to a name of its own first, then a rename
+ * replaces the old pin, whose link the kernel then detaches. A pin left at
+ * that name by an upgrade that stopped half way still has the old one in
+ * place: it is removed first. unpin_foreign_links() removes the rest.
+ */
+static int replace_link(struct bpf_program *prog, const char *dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX], staged[PATH_MAX], name[128];
+	struct bpf_link *link = NULL;
+	int ret = pin_path(path, sizeof(path), dir, "links", bpf_program__name(prog));
+
+	/* bpffs takes no '.' in a name; a program's (a C identifier) has no '-'. */
+	snprintf(name, sizeof(name), "staged-%s", bpf_program__name(prog));
+	if (ret == 0)
+		ret = pin_path(staged, sizeof(staged), dir, "links", name);
+	if (ret == 0 && unlink(staged) != 0 && errno != ENOENT)
+		ret = -errno;
+	if (ret == 0) {
+		link = bpf_program__attach(prog);
+		ret = link ? bpf_link__pin(link, staged) : -errno;
+	}
+	if (ret == 0 && rename(staged, path) != 0) {
+		ret = -errno;
+		unlink(staged);
+	}
+	bpf_link__destroy(link);
+	if (ret)
+		snprintf(err, errlen, "cannot attach and pin %s in place of its link: %s",
+			 bpf_program__name(prog), strerror(-ret));
+	return ret;
+}
+
+static bool is_program_of(struct cgward_bpf *skel, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(skel->obj, name);
+
+	return prog && bpf_program__autoload(prog);
+}
+
+/* Unpins the links of programs that this build does not have: they are detached. */
+static int unpin_foreign_links(struct cgward_bpf *skel, const char *dir)
+{
+	char links[PATH_MAX];
+	struct dirent *entry;
+	int ret = pin_path(links, sizeof(links), dir, "links", NULL);
+	DIR *d = ret ? NULL : opendir(links);
+
+	if (!d)
+		return ret ? ret : -errno;
+	while ((entry = readdir(d))) {
+		if (entry->d_name[0] == '.' || is_program_of(skel, entry->d_name))
+			continue;
+		if (unlinkat(dirfd(d), entry->d_name, 0) != 0 && errno != ENOENT)
+			ret = -errno;
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * Replaces the programs of a plane pinned by another build, of a map layout
+ * this one reads (CGWARD_ABI_UPGRADES_FROM), by this build's, and keeps its
+ * maps: every binding, root, tag, counter and exec's ring carries over, and
+ * the cgward execs and agent of the other build go on with them. A load
+ * that fails (a map of another layout among them) leaves the plane as it
+ * was; one that stops half way leaves each hook with one build's program or
+ * the other's, and plane_info the other's, so the next cgward finishes it.
+ */
+static int upgrade_in_place(const char *dir, struct plane *plane, char *err, size_t errlen)
+{
+	struct bpf_program *prog;
+	struct cgward_bpf *skel;
+	int ret = load_with_pinned_maps(dir, &skel, err, errlen);
+
+	if (ret)
+		return ret;
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		if (!bpf_program__autoload(prog))
+			continue;
+		ret = replace_link(prog, dir, err, errlen);
+		if (ret)
+			break;
+		plane->links_attached++;
+	}
+	if (ret == 0 && (ret = unpin_foreign_links(skel, dir)))
+		snprintf(err, errlen, "cannot unpin the other build's links: %s", strerror(-ret));
+	if (ret == 0)
+		ret = write_plane_info(skel, err, errlen);
+	cgward_bpf__destroy(skel);
+	return ret;
+}
+
+/* Whether a caller finding the plane that check_pinned() found must load or replace programs. */
+static bool must_load(int pinned, const struct cgward_plane_info *info, bool own)
+{
+	return pinned == -ENOENT || pinned == PINNED_UPGRADABLE ||
+	       (pinned == 0 && own && info->object_hash != CGWARD_OBJECT_HASH);
 }
 
 static int make_plane_dirs(const char *dir, char *err, size_t errlen)
@@ -213,9 +340,13 @@ static int make_plane_dirs(const char *dir, char *err, size_t errlen)
 	return ret;
 }
 
-/* The first caller loads, under an exclusive lock on dir; the others wait, then adopt. */
-static int load_once(const char *dir, struct plane *plane, char *err, size_t errlen)
+/*
+ * The first caller loads, or upgrades, under an exclusive lock on dir; the
+ * others wait, then adopt.
+ */
+static int load_once(const char *dir, bool own, struct plane *plane, char *err, size_t errlen)
 {
+	struct cgward_plane_info info;
 	int lock, ret = loader_probe(err, errlen);
 
 	if (!ret)
@@ -230,25 +361,42 @@ static int load_once(const char *dir, struct plane *plane, char *err, size_t err
 			close(lock);
 		return ret;
 	}
-	ret = check_pinned(dir, true, err, errlen);
-	if (ret == -ENOENT)
+	ret = check_pinned(dir, true, &info, err, errlen);
+	if (ret == -ENOENT) {
 		ret = load_and_pin(dir, plane, err, errlen);
+	} else if (must_load(ret, &info, own)) {
+		plane->upgraded_from = info.object_hash;
+		ret = upgrade_in_place(dir, plane, err, errlen);
+	}
 	close(lock);
 	return ret;
 }
 
 int plane_check(const char *dir, char *err, size_t errlen)
 {
-	return check_pinned(dir, true, err, errlen);
+	struct cgward_plane_info info;
+	int ret = check_pinned(dir, true, &info, err, errlen);
+
+	if (ret == PINNED_UPGRADABLE || (ret == 0 && info.object_hash != CGWARD_OBJECT_HASH)) {
+		snprintf(err, errlen,
+			 "pinned under %s by another build (ABI %u, object %016llx): this cgward "
+			 "upgrades it in place when it loads (cgward load, cgward agent)%s",
+			 dir, info.abi_version, (unsigned long long)info.object_hash,
+			 ret ? " or runs a command" : "");
+		return -EXDEV;
+	}
+	return ret;
 }
 
-int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen)
+int plane_open(const char *dir, bool own, struct plane *plane, char *err, size_t errlen)
 {
-	int ret = check_pinned(dir, false, err, errlen);
+	struct cgward_plane_info info;
+	int ret = check_pinned(dir, false, &info, err, errlen);
 
 	plane->links_attached = 0;
-	if (ret == -ENOENT)
-		ret = load_once(dir, plane, err, errlen);
+	plane->upgraded_from = 0;
+	if (must_load(ret, &info, own))
+		ret = load_once(dir, own, plane, err, errlen);
 	return ret ? ret : plane_open_pinned(dir, plane, err, errlen);
 }
 

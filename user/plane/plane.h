@@ -21,24 +21,30 @@
 
 struct plane {
 	struct policy_maps maps;
-	int deny_events_fd; /* every event of the host, for the agent */
-	int lost_events_fd; /* per-CPU count of those that did not fit */
-	int links_attached; /* links this call attached and pinned: 0 when it adopted */
+	int deny_events_fd;  /* every event of the host, for the agent */
+	int lost_events_fd;  /* per-CPU count of those that did not fit */
+	int links_attached;  /* links this call attached and pinned: 0 when it adopted */
+	__u64 upgraded_from; /* the object hash of the build whose programs it replaced, or 0 */
 };
 
 /*
  * Adopts the plane pinned under dir, or loads, attaches and pins it when
  * none is (under a lock on dir, so that of two first callers one loads and
- * the other adopts). A plane pinned by a cgward with other programs or map
- * layouts is refused (-ESTALE, err says how to proceed): it is never
- * adopted, so its maps are never misread. The fds are the caller's
+ * the other adopts). A plane of another build with this map layout (ABI)
+ * is adopted as it is, unless own (the plane's owners: cgward load and the
+ * agent), which upgrades or downgrades it in place to this build's
+ * programs; one of an older layout that this build reads
+ * (CGWARD_ABI_UPGRADES_FROM) is upgraded in place by any caller. A plane of
+ * a layout this build cannot read is refused (-ESTALE, err says how to
+ * proceed): its maps are never misread. The fds are the caller's
  * (plane_close).
  */
-int plane_open(const char *dir, struct plane *plane, char *err, size_t errlen);
+int plane_open(const char *dir, bool own, struct plane *plane, char *err, size_t errlen);
 
 /*
  * What is pinned under dir: 0 a complete plane of this build, -ENOENT none
- * (or one being loaded), -ESTALE another build's (err says which).
+ * (or one being loaded), -EXDEV another build's that this one adopts or
+ * upgrades (err says which), -ESTALE one of a layout this build cannot read.
  */
 int plane_check(const char *dir, char *err, size_t errlen);
 
