@@ -3,6 +3,8 @@
 //   node cri.mjs SOCKET METHOD [JSON]       any RuntimeService method
 //   node cri.mjs SOCKET wait-exit ID SECS   ContainerStatus until it exited
 //   node cri.mjs SOCKET wait-running ID SECS
+//   node cri.mjs SOCKET start-all ID...     StartContainer of each at once, as a kubelet
+//                                           starting many pods does
 // Exit status: 0 done, 1 the call failed or the wait timed out, 2 usage.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -12,7 +14,9 @@ import protoLoader from '@grpc/proto-loader';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const [socket, method, ...args] = process.argv.slice(2);
 if (!socket || !method) {
-  console.error('usage: node cri.mjs SOCKET METHOD [JSON] | wait-exit ID SECS | wait-running ID SECS');
+  console.error(
+    'usage: node cri.mjs SOCKET METHOD [JSON] | wait-exit ID SECS | wait-running ID SECS | start-all ID...',
+  );
   process.exit(2);
 }
 
@@ -49,6 +53,8 @@ try {
     reply = await waitFor(args[0], args[1], (s) => s === 'CONTAINER_EXITED' || s === 'CONTAINER_UNKNOWN');
   else if (method === 'wait-running')
     reply = await waitFor(args[0], args[1], (s) => s !== 'CONTAINER_CREATED');
+  else if (method === 'start-all')
+    reply = await Promise.all(args.map((id) => call('StartContainer', { container_id: id })));
   else if (typeof client[method] !== 'function') {
     console.error(`cri: no method ${method}`);
     process.exit(2);

@@ -240,10 +240,43 @@ static int remember(struct agent_tree *tree, __u64 id, const char *path, int rul
 	return 0;
 }
 
+/* Set at fork, cleared at exec (include/linux/sched.h). */
+#define PF_FORKNOEXEC 0x00000040
+
 /*
- * Whether a process of the cgroup runs outside the runtime's mount
- * namespace: the container's workload has started (before the agent bound
- * it, so the kernel side could not see its exec).
+ * Whether pid has called exec since it was forked: the kernel's
+ * PF_FORKNOEXEC, in the flags field of /proc/PID/stat (the seventh after the
+ * command name, whose parentheses may hold any character).
+ */
+static bool has_execed(int pid)
+{
+	char path[64], stat[512], *fields;
+	unsigned long flags;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	stat[len] = '\0';
+	fields = strrchr(stat, ')');
+	return fields && sscanf(fields + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+	       !(flags & PF_FORKNOEXEC);
+}
+
+/*
+ * Whether the container's workload has started before the agent bound its
+ * cgroup (so the kernel side could not see its exec): a process of the
+ * cgroup has exec'd from a mount namespace other than the runtime's. Being
+ * in the container's mount namespace is not enough: runc's init is there,
+ * forked (runc:[2:INIT]) and not yet exec'd, while it mounts the container's
+ * root file system; the exec it then makes is the workload's. Its own
+ * re-exec (runc init) happens in the runtime's namespace.
  */
 static bool workload_started(const char *abs, __u32 runtime_mnt_ns)
 {
@@ -258,7 +291,7 @@ static bool workload_started(const char *abs, __u32 runtime_mnt_ns)
 	procs = fopen(path, "re");
 	while (procs && !started && fscanf(procs, "%d", &pid) == 1) {
 		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", pid);
-		started = stat(ns, &st) == 0 && st.st_ino != runtime_mnt_ns;
+		started = stat(ns, &st) == 0 && st.st_ino != runtime_mnt_ns && has_execed(pid);
 	}
 	if (procs)
 		fclose(procs);
