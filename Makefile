@@ -46,8 +46,11 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # arguments to global functions (bpf/walk_args.bpf.h); the loader picks one.
 BPF_SCALAR_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf-scalar/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS  := $(wildcard bpf/*.h)
+# The objects' identity (cgward_object.h) is a hash of their bytes, so they must
+# not depend on where the tree is: BTF's line info joins each source's name to
+# the compilation directory, which is named "." instead of the build's path.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
-	-Wno-unused-parameter -Wno-missing-declarations
+	-Wno-unused-parameter -Wno-missing-declarations -fdebug-compilation-dir=.
 
 # protoc-c writes the C of each user/<concern>/<name>.proto (the CRI's messages)
 # to $(BUILD)/<concern>/<name>.pb-c.[ch].
@@ -78,7 +81,7 @@ FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
-	test-deb \
+	test-deb test-reproducible \
 	deps-kernels test-kernels test-vm-kernels test-stress build-bench test-kubernetes
 
 all: $(BUILD)/cgward
@@ -91,6 +94,7 @@ help:
 	@echo 'make test-man          lint the man pages (mandoc), check them against --help and the schema'
 	@echo 'make deb               build/cgward_VERSION_ARCH.deb (dpkg-deb; Depends from dpkg-shlibdeps)'
 	@echo 'make test-deb          lintian and content checks of the .deb (the VM suite installs it)'
+	@echo 'make test-reproducible the BPF objects built in two other directories: the same identity'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on 5.10, 6.1 and 6.12'
@@ -161,6 +165,11 @@ $(DEB): $(BUILD)/cgward $(MAN_PAGES) README.md deploy/policy.yaml deploy/systemd
 
 test-deb: $(DEB)
 	tests/deb/check $(VERSION) $(DEB)
+
+# A plane is adopted only by a cgward of the same objects: two trees of the
+# same source, at other paths, must make the same CGWARD_OBJECT_HASH.
+test-reproducible:
+	tests/reproducible/run
 
 # mandoc -Tlint, and each page against its command's --help and policy/schema.md.
 test-man: $(BUILD)/cgward
@@ -349,7 +358,7 @@ test-leaks: $(BUILD)/cgward-dynamic
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
 test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
-	test-deb test-vm-kernels test-kubernetes
+	test-deb test-reproducible test-vm-kernels test-kubernetes
 
 demo: all
 	tests/demo
