@@ -9,8 +9,8 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	libjansson-dev libevent-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler pkg-config \
-	make gcc
+	libjansson-dev libevent-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler libmd-dev \
+	pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 # dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
@@ -37,8 +37,9 @@ USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
 CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
 	-Ibpf $(USER_INCS)
+# libmd: the SHA-256 that names a policy file's content (metrics, status, events).
 LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lnghttp2 -lprotobuf-c -levent_extra -levent_core \
-	-lpthread
+	-lmd -lpthread
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
