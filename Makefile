@@ -95,7 +95,7 @@ help:
 	@echo 'make test-man          lint the man pages (mandoc), check them against --help and the schema'
 	@echo 'make deb               build/cgward_VERSION_ARCH.deb (dpkg-deb; Depends from dpkg-shlibdeps)'
 	@echo 'make test-deb          lintian and content checks of the .deb (the VM suite installs it)'
-	@echo 'make test-reproducible the BPF objects built in two other directories: the same identity'
+	@echo 'make test-reproducible  the BPF objects built in two other directories: the same identity'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on 5.10, 6.1 and 6.12'
