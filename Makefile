@@ -103,7 +103,7 @@ help:
 	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
 	@echo 'make test-kernels      the integration suite on 5.10, 6.1 and 6.12 (make deps-kernels fetches 5.10, 6.12)'
 	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
-	@echo 'make test-kubernetes   pods through containerd's CRI in the VM, confined by the agent'
+	@echo 'make test-kubernetes   pods through the CRI of containerd in the VM, confined by the agent'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
 	@echo 'make fuzz-regress      run each fuzz target once over its committed corpus'
