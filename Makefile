@@ -9,8 +9,8 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Build dependencies alone are what deploy/Containerfile installs (make deps-build).
 DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev \
-	libjansson-dev libevent-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler pkg-config \
-	make gcc
+	libjansson-dev libevent-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler libmd-dev \
+	pkg-config make gcc
 # systemd: systemd-analyze verify for test-deploy (node and npm come with the machine).
 # prometheus: promtool, and a server of the test's own that scrapes the agent in the VM.
 # dpkg-dev (dpkg-shlibdeps) and lintian: make deb and make test-deb.
@@ -44,8 +44,9 @@ USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
 CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
 	-Ibpf $(USER_INCS)
+# libmd: the SHA-256 that names a policy file's content (metrics, status, events).
 LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lnghttp2 -lprotobuf-c -levent_extra -levent_core \
-	-lpthread
+	-lmd -lpthread
 
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -55,8 +56,11 @@ BPF_SCALAR_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf-scalar/%.bpf.o,$(BPF_SRCS
 BPF_HDRS  := $(wildcard bpf/*.h)
 # -D options of a build's own for the BPF programs, such as the second build of the tests.
 BPF_DEFINES ?=
+# The objects' identity (cgward_object.h) is a hash of their bytes, so they must
+# not depend on where the tree is: BTF's line info joins each source's name to
+# the compilation directory, which is named "." instead of the build's path.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
-	-Wno-unused-parameter -Wno-missing-declarations $(BPF_DEFINES)
+	-Wno-unused-parameter -Wno-missing-declarations -fdebug-compilation-dir=. $(BPF_DEFINES)
 
 # protoc-c writes the C of each user/<concern>/<name>.proto (the CRI's messages)
 # to $(BUILD)/<concern>/<name>.pb-c.[ch].
@@ -87,7 +91,7 @@ FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $
 
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
-	test-deb \
+	test-deb test-reproducible \
 	deps-kernels test-kernels test-vm-kernels test-stress build-bench test-kubernetes test-python
 
 all: $(BUILD)/cgward
@@ -100,6 +104,7 @@ help:
 	@echo 'make test-man          lint the man pages (mandoc), check them against --help and the schema'
 	@echo 'make deb               build/cgward_VERSION_ARCH.deb (dpkg-deb; Depends from dpkg-shlibdeps)'
 	@echo 'make test-deb          lintian and content checks of the .deb (the VM suite installs it)'
+	@echo 'make test-reproducible  the BPF objects built in two other directories: the same identity'
 	@echo 'make                   build build/cgward (the BPF object is embedded)'
 	@echo 'make demo              enforce a boundary on a command (in the test VM if this kernel cannot)'
 	@echo 'make test              unit tests, sanitizer build, integration suite on 5.10, 6.1 and 6.12'
@@ -107,7 +112,7 @@ help:
 	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
 	@echo 'make test-kernels      the integration suite on 5.10, 6.1 and 6.12 (make deps-kernels fetches 5.10, 6.12)'
 	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
-	@echo 'make test-kubernetes   pods through containerd's CRI in the VM, confined by the agent'
+	@echo 'make test-kubernetes   pods through the CRI of containerd in the VM, confined by the agent'
 	@echo 'make test-python       the Python client (clients/python): here, then real runs in the VM'
 	@echo 'make bench             overhead benchmarks (not part of make test)'
 	@echo 'make fuzz              run each fuzz target for FUZZ_SECONDS (default 60)'
@@ -172,6 +177,11 @@ $(DEB): $(BUILD)/cgward $(MAN_PAGES) README.md $(DOC_FILES) deploy/policy.yaml d
 
 test-deb: $(DEB)
 	tests/deb/check $(VERSION) $(DEB)
+
+# A plane is adopted only by a cgward of the same objects: two trees of the
+# same source, at other paths, must make the same CGWARD_OBJECT_HASH.
+test-reproducible:
+	tests/reproducible/run
 
 # mandoc -Tlint, and each page against its command's --help and policy/schema.md.
 test-man: $(BUILD)/cgward
@@ -385,7 +395,7 @@ test-leaks: $(BUILD)/cgward-dynamic
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
 test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
-	test-deb test-vm-kernels test-kubernetes test-python
+	test-deb test-reproducible test-vm-kernels test-kubernetes test-python
 
 demo: all
 	tests/demo

@@ -102,6 +102,11 @@ cgx() {
 	"$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$EV" "$@"
 }
 
+# sha256_of FILE: the SHA-256 of its content, as the agent names a policy file.
+sha256_of() {
+	sha256sum <"$1" | cut -d' ' -f1
+}
+
 # lines A B...: one argument a line, to compare with the output of several fsops.
 lines() {
 	printf '%s\n' "$@"

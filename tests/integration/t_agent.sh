@@ -18,10 +18,11 @@ agent_policy() {
 
 # agent_start [OPTION...]: an agent in the background, ready; a restarted one
 # too (its own "ready:" line, not the one its predecessor left in the log).
+# Its policy file is $T/policy.yaml, or $POLICY.
 agent_start() {
 	local readies
 	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
-	"$CGWARD" agent --policy "$T/policy.yaml" --events "$EV" "$@" >"$T/agent.out" \
+	"$CGWARD" agent --policy "${POLICY:-$T/policy.yaml}" --events "$EV" "$@" >"$T/agent.out" \
 		2>>"$T/agent.log" &
 	AGENT_PID=$!
 	trap agent_stop EXIT
@@ -169,17 +170,70 @@ test_agent_kill_9_keeps_enforcing_and_restart_readopts() {
 }
 
 test_agent_invalid_policy_on_reload_keeps_the_old_one() {
+	local in_force
 	agent_policy jobs "$W" false "$REL/job" >"$T/policy.yaml"
+	in_force=$(sha256_of "$T/policy.yaml")
 	mkdir "$SUITE_CGROUP/job"
 	agent_start
 	# A change to the file reloads it (IN_CLOSE_WRITE).
 	printf 'policies:\n  - name: jobs\n    colour: blue\n' >"$T/policy.yaml"
 	wait_line "$EV" '"op":"reload"'
-	expect_events 1 '.op == "reload" and .result == "invalid" and .errors >= 1'
+	expect_events 1 ".op == \"reload\" and .result == \"invalid\" and .errors >= 1
+		and .sha256 == \"$in_force\" and .rejected_sha256 == \"$(sha256_of "$T/policy.yaml")\"
+		and (.plane_abi | type == \"number\") and (.plane_object | test(\"^[0-9a-f]{16}$\"))"
 	grep -q "policy.yaml:3:5: error:" "$T/agent.log" || fail "errors: $(cat "$T/agent.log")"
 	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
 	expect ok in_cg "$SUITE_CGROUP/job" "$FSOP" write "$W/f" x
 	expect_absent "$O/f"
+	# The same content written again is no change: the next reload is the valid file's.
+	cp "$T/policy.yaml" "$T/same.yaml" && cat "$T/same.yaml" >"$T/policy.yaml"
+	agent_policy jobs "$W" false "$REL/job" >"$T/policy.yaml"
+	wait_line "$EV" '"result":"ok"'
+	expect_events 2 '.op == "reload"'
+	expect_events 1 ".op == \"reload\" and .result == \"ok\" and .sha256 == \"$in_force\""
+	agent_stop
+}
+
+# kubelet_write DIR < CONTENT: what the kubelet's atomic writer does to a
+# ConfigMap volume DIR holding policy.yaml: the content goes into a new
+# ..<timestamp> directory, a ..data_tmp symlink to it is renamed over ..data,
+# the old directory is removed; policy.yaml is a symlink to ..data/policy.yaml.
+kubelet_write() {
+	local dir=$1 old new
+	old=$(readlink "$dir/..data") || old=
+	new=$(mktemp -d "$dir/..$(date -u +%Y_%m_%d_%H_%M_%S).XXXXXXXXX")
+	cat >"$new/policy.yaml"
+	ln -s "${new##*/}" "$dir/..data_tmp"
+	mv -T "$dir/..data_tmp" "$dir/..data"
+	[ -e "$dir/policy.yaml" ] || ln -s ..data/policy.yaml "$dir/policy.yaml"
+	if [ -n "$old" ]; then rm -rf "${dir:?}/$old"; fi
+}
+
+# A ConfigMap mounted as a volume: the file's own name is in no event of an
+# update, and the directory its symlinks resolve to is a new one each time.
+test_agent_reloads_a_configmap_volume_updated_by_the_kubelet() {
+	local POLICY=$T/volume/policy.yaml
+	mkdir "$T/volume" "$SUITE_CGROUP/job"
+	agent_policy jobs "$W" false "$REL/job" | kubelet_write "$T/volume"
+	agent_start
+	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/before" x
+	agent_policy jobs "$O" false "$REL/job" | kubelet_write "$T/volume"
+	wait_line "$EV" '"op":"reload"'
+	expect_events 1 ".op == \"reload\" and .result == \"ok\" and .sha256 == \"$(sha256_of "$POLICY")\""
+	expect ok in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/after" x
+	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$W/after" x
+	"$CGWARD" status >"$T/status"
+	grep -qxF "policy file $POLICY: sha256 $(sha256_of "$POLICY"), 1 rules (ids $(
+		sed -n 's/^policy jobs (id \([0-9]*\)).*/\1-\1/p' "$T/status" | tail -n 1))" "$T/status" ||
+		fail "status: $(cat "$T/status")"
+	# Again, through the directory the first update made.
+	agent_policy jobs "$W" false "$REL/job" | kubelet_write "$T/volume"
+	wait_line "$EV" '"op":"reload"' 2
+	expect_events 2 '.op == "reload" and .result == "ok"'
+	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/again" x
+	expect_absent "$O/before"
+	expect_absent "$O/again"
+	expect_absent "$W/after"
 	agent_stop
 }
 
@@ -253,10 +307,15 @@ test_agent_sigterm_keeps_enforcing_status_and_unload() {
 	agent_start
 	expect_status 0 "$CGWARD" status >"$T/status"
 	grep -q "cgroups bound" "$T/status" || fail "status: $(cat "$T/status")"
+	grep -qx "plane: ABI [0-9]*, object [0-9a-f]\{16\} (this cgward's)" "$T/status" ||
+		fail "status: $(cat "$T/status")"
 	kill -TERM "$AGENT_PID"
 	expect_status 0 wait "$AGENT_PID"
 	AGENT_PID=
-	expect_status 0 "$CGWARD" status >/dev/null
+	# What the agent installed stays in force, and named, without it.
+	expect_status 0 "$CGWARD" status >"$T/status"
+	grep -q "^policy file $T/policy.yaml: sha256 $(sha256_of "$T/policy.yaml"), 1 rules (ids " \
+		"$T/status" || fail "status: $(cat "$T/status")"
 	expect EPERM in_cg "$SUITE_CGROUP/job" "$FSOP" write "$O/f" x
 	# Refused while a cgroup is bound: it would run unenforced.
 	expect_status 1 "$CGWARD" agent --unload

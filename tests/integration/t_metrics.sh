@@ -42,13 +42,29 @@ test_metrics_counts_denies_and_passes_promtool() {
 		fail "want 3 denies: $(cat "$T/metrics")"
 	grep -qxF 'cgward_audits_total{policy="jobs"} 0' "$T/metrics"
 	grep -qxF 'cgward_cgroups_bound{policy="jobs"} 1' "$T/metrics"
-	grep -qx 'cgward_build_info{version="[0-9.]*",abi="[0-9]*"} 1' "$T/metrics"
+	# The build of this cgward and of the plane it adopted: one and the same.
+	grep -qx 'cgward_build_info{version="[0-9.]*",abi="\([0-9]*\)",object="\([0-9a-f]\{16\}\)",plane_abi="\1",plane_object="\2"} 1' \
+		"$T/metrics" || fail "build info: $(grep build_info "$T/metrics")"
+	"$CGWARD" status | grep -qF "$(sed -n \
+		's/^cgward_build_info{.*plane_abi="\([0-9]*\)",plane_object="\([0-9a-f]*\)"} 1$/plane: ABI \1, object \2/p' \
+		"$T/metrics")" || fail "status names another plane: $("$CGWARD" status)"
+	grep -qxF "cgward_policy_info{file=\"$T/policy.yaml\",sha256=\"$(sha256_of "$T/policy.yaml")\",rules=\"1\"} 1" \
+		"$T/metrics" || fail "policy info: $(grep policy_info "$T/metrics")"
+	local in_force
+	in_force=$(sha256_of "$T/policy.yaml")
 	grep -qx 'cgward_programs_attached [1-9][0-9]*' "$T/metrics"
 	grep -qxF 'cgward_events_lost_total 0' "$T/metrics"
 	# A rejected reload is counted; the policy in force stays.
 	printf 'policies:\n  - name: jobs\n    colour: blue\n' >"$T/policy.yaml"
 	wait_metric 'cgward_reloads_total{result="invalid"} 1'
 	grep -qxF 'cgward_reloads_total{result="ok"} 0' "$T/metrics"
+	grep -qxF "cgward_policy_info{file=\"$T/policy.yaml\",sha256=\"$in_force\",rules=\"1\"} 1" \
+		"$T/metrics" || fail "policy info after the rejected reload: $(grep policy_info "$T/metrics")"
+	# A valid one is in force at the next scrape.
+	agent_policy jobs "$O" false "$REL/job-*" "$REL/other" >"$T/policy.yaml"
+	wait_metric "cgward_policy_info{file=\"$T/policy.yaml\",sha256=\"$(sha256_of "$T/policy.yaml")\",rules=\"1\"} 1"
+	[ "$(grep -c '^cgward_policy_info{' "$T/metrics")" -eq 1 ] ||
+		fail "policy info: $(grep policy_info "$T/metrics")"
 	expect_status 22 curl -sf -o /dev/null "http://127.0.0.1:$METRICS_PORT/other"
 	expect_absent "$O/a"
 	agent_stop
@@ -93,6 +109,14 @@ test_metrics_prometheus_server_scrapes_the_deny_count() {
 		fail "Prometheus answered: $(cat "$query"); its log: $(tail -n 20 "$T/prometheus.log")"
 	jq -e '.data.result[0].metric | .job == "cgward" and .policy == "jobs"' "$query" >/dev/null ||
 		fail "labels: $(cat "$query")"
+	echo "prometheus answered: $(cat "$query")"
+	# Which policy each node runs: one series per content, counting its nodes.
+	curl -sf --max-time 5 -G "http://127.0.0.1:$PROMETHEUS_PORT/api/v1/query" \
+		--data-urlencode 'query=count by (sha256) (cgward_policy_info)' >"$query" ||
+		fail "query by sha256: $(cat "$query")"
+	jq -e --arg sha "$(sha256_of "$T/policy.yaml")" \
+		'.data.result == [{"metric": {"sha256": $sha}, "value": [.data.result[0].value[0], "1"]}]' \
+		"$query" >/dev/null || fail "count by (sha256): $(cat "$query")"
 	echo "prometheus answered: $(cat "$query")"
 	prometheus_stop
 	agent_stop

@@ -13,9 +13,7 @@
 
 #include "metrics.h"
 
-#define STR(x)	#x
-#define XSTR(x) STR(x)
-#define ABI	XSTR(CGWARD_ABI_VERSION)
+#define SHA256 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 /* The whole exposition, byte for byte: names, HELP and TYPE lines, label escapes. */
 static void test_render_exact_text(void **state)
@@ -24,17 +22,28 @@ static void test_render_exact_text(void **state)
 	    {.name = "ci", .policy_id = 7, .cgroups_bound = 12, .denied = 41, .audited = 0},
 	    {.name = "a\"b\\c", .policy_id = 8, .cgroups_bound = 0, .denied = 0, .audited = 3},
 	};
-	struct metrics_snapshot s = {.version = "1.2.3",
-				     .policies = policies,
-				     .n_policies = 2,
-				     .events_lost = 5,
-				     .reloads = {4, 1, 0},
-				     .programs_attached = 30};
+	struct metrics_snapshot s = {
+	    .version = "1.2.3",
+	    .build = {.abi_version = 9, .object_hash = 0x5a84931fe13fb85bULL},
+	    .plane = {.abi_version = 8, .object_hash = 0xf914cbeb7465ULL},
+	    .policy_file = "/etc/cgward/\"policy\".yaml",
+	    .policy_sha256 = SHA256,
+	    .policies = policies,
+	    .n_policies = 2,
+	    .events_lost = 5,
+	    .reloads = {4, 1, 0},
+	    .programs_attached = 30};
 	const char *want =
-	    "# HELP cgward_build_info The cgward version, and the layout version of the pinned "
-	    "plane (abi).\n"
+	    "# HELP cgward_build_info This cgward's version and the build of its BPF programs "
+	    "(abi, object), and the build of the plane pinned (plane_abi, plane_object).\n"
 	    "# TYPE cgward_build_info gauge\n"
-	    "cgward_build_info{version=\"1.2.3\",abi=\"" ABI "\"} 1\n"
+	    "cgward_build_info{version=\"1.2.3\",abi=\"9\",object=\"5a84931fe13fb85b\","
+	    "plane_abi=\"8\",plane_object=\"0000f914cbeb7465\"} 1\n"
+	    "# HELP cgward_policy_info The policy file in force: its path, the SHA-256 of its "
+	    "content, its rules.\n"
+	    "# TYPE cgward_policy_info gauge\n"
+	    "cgward_policy_info{file=\"/etc/cgward/\\\"policy\\\".yaml\",sha256=\"" SHA256
+	    "\",rules=\"2\"} 1\n"
 	    "# HELP cgward_denies_total Operations the kernel denied under a policy since the "
 	    "agent installed it.\n"
 	    "# TYPE cgward_denies_total counter\n"
@@ -72,10 +81,13 @@ static void test_render_exact_text(void **state)
 	free(text);
 }
 
-/* No rules: each family is still announced, with no samples. */
+/*
+ * No policy yet, no plane pinned: each family is still announced, with no
+ * samples; the plane's labels are empty (absent, to Prometheus).
+ */
 static void test_render_without_policies(void **state)
 {
-	struct metrics_snapshot s = {.version = "1.2.3"};
+	struct metrics_snapshot s = {.version = "1.2.3", .build = {.abi_version = 9}};
 	size_t len;
 	char *text = metrics_render(&s, &len);
 
@@ -83,6 +95,9 @@ static void test_render_without_policies(void **state)
 	assert_non_null(text);
 	assert_non_null(strstr(text, "# TYPE cgward_denies_total counter\n# HELP cgward_audits"));
 	assert_null(strstr(text, "policy="));
+	assert_non_null(strstr(text, "# TYPE cgward_policy_info gauge\n# HELP cgward_denies"));
+	assert_non_null(strstr(text, "cgward_build_info{version=\"1.2.3\",abi=\"9\",object=\""
+				     "0000000000000000\",plane_abi=\"\",plane_object=\"\"} 1\n"));
 	free(text);
 }
 

@@ -430,6 +430,50 @@ static void test_io_errors(void **state)
 	assert_int_equal(diags.n, 0);
 }
 
+/*
+ * The SHA-256 names the bytes read, valid or not (FIPS 180-2's "abc" vector);
+ * a set parsed from them carries it, a set freed names nothing.
+ */
+static void test_file_sha256(void **state)
+{
+	char path[] = ROOTS "/sha256.XXXXXX", sha256[POLICY_SHA256_SIZE];
+	struct policy_diags diags;
+	struct policy_file file;
+	struct policy_set set;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "abc", 3), 3);
+	close(fd);
+	assert_int_equal(policy_file_read(path, &file), 0);
+	assert_string_equal(file.sha256,
+			    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	assert_int_equal(policy_parse(&file, &set, &diags), -EINVAL);
+	assert_string_equal(set.sha256, "");
+	policy_diags_free(&diags);
+	policy_file_free(&file);
+	unlink(path);
+
+	assert_int_equal(policy_file_read(FIXTURES "precedence.yaml", &file), 0);
+	snprintf(sha256, sizeof(sha256), "%s", file.sha256);
+	assert_int_equal(strlen(sha256), POLICY_SHA256_SIZE - 1);
+	assert_int_equal(policy_parse(&file, &set, &diags), 0);
+	assert_string_equal(set.sha256, sha256);
+	policy_set_free(&set);
+	assert_string_equal(set.sha256, "");
+	policy_diags_free(&diags);
+	policy_file_free(&file);
+	assert_int_equal(policy_load(FIXTURES "precedence.yaml", &set, &diags), 0);
+	assert_string_equal(set.sha256, sha256);
+	policy_set_free(&set);
+	policy_diags_free(&diags);
+
+	assert_int_equal(policy_file_read(ROOTS "/absent.yaml", &file), -ENOENT);
+	assert_null(file.content);
+	assert_string_equal(file.sha256, "");
+}
+
 static const char *matched_name(const struct policy_set *set, const char *cgroup_path)
 {
 	const struct policy_rule *rule = policy_match(set, cgroup_path);
@@ -630,6 +674,7 @@ int main(void)
 	    cmocka_unit_test(test_deep_nesting),
 	    cmocka_unit_test(test_nul_byte_and_bad_utf8),
 	    cmocka_unit_test(test_io_errors),
+	    cmocka_unit_test(test_file_sha256),
 	    cmocka_unit_test(test_match_precedence),
 	    cmocka_unit_test(test_examples),
 	    cmocka_unit_test(test_cmd_check),

@@ -67,6 +67,11 @@ struct agent {
 	struct event_socket socket;
 	bool socket_open;
 	int policy_watch_fd;
+	int policy_dir_wd;		       /* the policy file's directory */
+	int policy_target_wd;		       /* the directory of the file it resolves to, or -1 */
+	char policy_target_name[NAME_MAX + 1]; /* that file's name in it */
+	/* The content last read, valid or not: only another one is reloaded. */
+	char policy_seen_sha256[POLICY_SHA256_SIZE];
 	int gc_timer_fd; /* the policies of killed execs are collected on each tick */
 	int signal_fd;
 	int epoll_fd;
@@ -230,12 +235,24 @@ static void raise_open_file_limit(void)
 	}
 }
 
-/* Loads the policy file; every error is printed, the first one kept in first_error. */
-static int load_policy(const char *path, struct policy_set *set, char *first_error, size_t errlen,
-		       size_t *n_errors)
+/* Reads the policy file; an error is printed, and kept in err. */
+static int read_policy(const char *path, struct policy_file *file, char *err, size_t errlen)
+{
+	int ret = policy_file_read(path, file);
+
+	if (ret) {
+		fprintf(stderr, "cgward: %s: %s\n", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	}
+	return ret;
+}
+
+/* Parses the file read from path; every error is printed, the first one kept in first_error. */
+static int parse_policy(const char *path, const struct policy_file *file, struct policy_set *set,
+			char *first_error, size_t errlen, size_t *n_errors)
 {
 	struct policy_diags diags;
-	int ret = policy_load(path, set, &diags);
+	int ret = policy_parse(file, set, &diags);
 
 	first_error[0] = '\0';
 	*n_errors = diags.n;
@@ -252,8 +269,6 @@ static int load_policy(const char *path, struct policy_set *set, char *first_err
 		snprintf(first_error, errlen, "%s: %s", path, strerror(-ret));
 	}
 	policy_diags_free(&diags);
-	if (ret)
-		policy_set_free(set);
 	return ret;
 }
 
@@ -381,6 +396,23 @@ static void delete_rules(struct agent *a, const struct policy_set *set, __u32 fi
 }
 
 /*
+ * What cgward status shows as in force. Enforcement does not depend on it:
+ * a failure is only reported.
+ */
+static void record_policy(struct agent *a, __u32 first_id)
+{
+	struct plane_agent_policy record = {.first_id = first_id, .n_rules = (__u32)a->set.n_rules};
+	int ret;
+
+	snprintf(record.sha256, sizeof(record.sha256), "%s", a->set.sha256);
+	snprintf(record.path, sizeof(record.path), "%s", a->opt.policy_path);
+	ret = plane_put_agent_policy(a->opt.bpffs, &record);
+	if (ret)
+		fprintf(stderr, "cgward: agent: cannot record the policy in force under %s: %s\n",
+			a->opt.bpffs, strerror(-ret));
+}
+
+/*
  * The swap: the new roots under new ids, each cgroup rebound with one map
  * update (old roots or new, never a mix, never none), the cgroups no longer
  * selected unbound, and only then the old roots deleted. On failure the old
@@ -418,13 +450,21 @@ static int install(struct agent *a, struct policy_set *set, char *err, size_t er
 	*set = (struct policy_set){0};
 	a->tree.set = &a->set; /* the set moved: new cgroups are matched against it */
 	policy_maps_retire(&a->maps, first_id, a->next_id);
+	record_policy(a, first_id);
 	return ret < 0 ? ret : 0;
 }
 
-static void reload_line(struct agent *a, const char *result, const char *error, size_t n_errors)
+/*
+ * sha256 names the policy in force after the reload, which an invalid file
+ * leaves as it was (rejected_sha256 names that file); plane_abi and
+ * plane_object, the build of the plane pinned.
+ */
+static void reload_line(struct agent *a, const char *result, const char *error, size_t n_errors,
+			const char *rejected_sha256)
 {
+	struct cgward_plane_info plane;
 	struct timespec now;
-	char time[64];
+	char time[64], object[17];
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	json_reset(&a->line);
@@ -434,12 +474,20 @@ static void reload_line(struct agent *a, const char *result, const char *error, 
 	json_key_cstr(&a->line, "op", "reload");
 	json_key_cstr(&a->line, "result", result);
 	json_key_cstr(&a->line, "policy_file", a->opt.policy_path);
+	json_key_cstr(&a->line, "sha256", a->set.sha256);
+	if (rejected_sha256 && rejected_sha256[0])
+		json_key_cstr(&a->line, "rejected_sha256", rejected_sha256);
 	if (error) {
 		json_key_u64(&a->line, "errors", n_errors);
 		json_key_cstr(&a->line, "error", error);
 	} else {
 		json_key_u64(&a->line, "rules", a->set.n_rules);
 		json_key_u64(&a->line, "cgroups", a->tree.n_cgroups);
+	}
+	if (plane_read_info(a->opt.bpffs, &plane) == 0) {
+		snprintf(object, sizeof(object), "%016llx", (unsigned long long)plane.object_hash);
+		json_key_u64(&a->line, "plane_abi", plane.abi_version);
+		json_key_cstr(&a->line, "plane_object", object);
 	}
 	json_end(&a->line);
 	if (!a->line.failed) {
@@ -448,25 +496,32 @@ static void reload_line(struct agent *a, const char *result, const char *error, 
 	}
 }
 
-static void reload(struct agent *a)
+/* The file is rejected: reported, and the policy in force stays. */
+static void reject(struct agent *a, const char *error, size_t n_errors, const char *rejected_sha256)
+{
+	a->reloads[METRICS_RELOAD_INVALID]++;
+	fprintf(stderr, "cgward: agent: %s is invalid: the policy in force stays\n",
+		a->opt.policy_path);
+	reload_line(a, "invalid", error, n_errors, rejected_sha256);
+}
+
+static void reload(struct agent *a, const struct policy_file *file)
 {
 	struct policy_set set;
 	char err[PATH_MAX + 512];
 	size_t n_errors;
-	int ret = load_policy(a->opt.policy_path, &set, err, sizeof(err), &n_errors);
+	int ret;
 
+	memcpy(a->policy_seen_sha256, file->sha256, sizeof(a->policy_seen_sha256));
+	ret = parse_policy(a->opt.policy_path, file, &set, err, sizeof(err), &n_errors);
 	if (ret) {
-		a->reloads[METRICS_RELOAD_INVALID]++;
-		fprintf(stderr, "cgward: agent: %s is invalid: the policy in force stays\n",
-			a->opt.policy_path);
-		reload_line(a, "invalid", err, n_errors ? n_errors : 1);
+		reject(a, err, n_errors ? n_errors : 1, file->sha256);
 		return;
 	}
 	if (check_label_source(a, &set, err, sizeof(err))) {
 		policy_set_free(&set);
-		a->reloads[METRICS_RELOAD_INVALID]++;
-		fprintf(stderr, "cgward: agent: %s: the policy in force stays\n", err);
-		reload_line(a, "invalid", err, 1);
+		fprintf(stderr, "cgward: agent: %s\n", err);
+		reject(a, err, 1, file->sha256);
 		return;
 	}
 	ret = install(a, &set, err, sizeof(err));
@@ -474,16 +529,58 @@ static void reload(struct agent *a)
 	if (ret) {
 		a->reloads[METRICS_RELOAD_ERROR]++;
 		fprintf(stderr, "cgward: agent: reload: %s\n", err);
-		reload_line(a, "error", err, 1);
+		reload_line(a, "error", err, 1, NULL);
 		return;
 	}
 	a->reloads[METRICS_RELOAD_OK]++;
 	fprintf(stderr, "cgward: agent: reloaded %s: %zu rules, %zu cgroups bound\n",
 		a->opt.policy_path, a->set.n_rules, a->tree.n_cgroups);
-	reload_line(a, "ok", NULL, 0);
+	reload_line(a, "ok", NULL, 0, NULL);
 }
 
-/* The policy file is watched through its directory: editors replace it by rename. */
+/* SIGHUP: whatever the file holds now, changed or not. */
+static void reload_on_signal(struct agent *a)
+{
+	struct policy_file file = {0};
+	char err[PATH_MAX + 128];
+
+	if (read_policy(a->opt.policy_path, &file, err, sizeof(err)) == 0)
+		reload(a, &file);
+	else
+		reject(a, err, 1, NULL);
+	policy_file_free(&file);
+}
+
+/*
+ * The policy file is watched through its directory and through the
+ * directory of the file it resolves to. Editors replace it by rename; the
+ * kubelet updates a ConfigMap volume by renaming a new ..data symlink over
+ * the old one (the file is a symlink through ..data), an event that does
+ * not name the file. So a rename of anything in either directory, or a
+ * write of the file itself, has the file read again, and reloaded when its
+ * content is not the content last read. A write of another file is not
+ * looked at: the policy file could be read while written in place.
+ */
+#define POLICY_WATCH_EVENTS (IN_CLOSE_WRITE | IN_MOVED_TO)
+
+/* Aims the second watch at the directory the file now resolves to. */
+static void watch_policy_target(struct agent *a)
+{
+	char target[PATH_MAX];
+	int wd;
+
+	if (!realpath(a->opt.policy_path, target))
+		return; /* being replaced: the replacement's event aims it */
+	snprintf(a->policy_target_name, sizeof(a->policy_target_name), "%s", basename(target));
+	wd = inotify_add_watch(a->policy_watch_fd, dirname(target), POLICY_WATCH_EVENTS);
+	if (wd == a->policy_target_wd)
+		return;
+	/* Already gone with its directory, as the kubelet's old ..<timestamp>. */
+	if (a->policy_target_wd >= 0 && a->policy_target_wd != a->policy_dir_wd)
+		inotify_rm_watch(a->policy_watch_fd, a->policy_target_wd);
+	a->policy_target_wd = wd;
+}
+
 static int watch_policy_file(struct agent *a)
 {
 	char copy[PATH_MAX];
@@ -492,17 +589,30 @@ static int watch_policy_file(struct agent *a)
 	a->policy_watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (a->policy_watch_fd < 0)
 		return -errno;
-	if (inotify_add_watch(a->policy_watch_fd, dirname(copy), IN_CLOSE_WRITE | IN_MOVED_TO) < 0)
+	a->policy_dir_wd =
+	    inotify_add_watch(a->policy_watch_fd, dirname(copy), POLICY_WATCH_EVENTS);
+	if (a->policy_dir_wd < 0)
 		return -errno;
+	watch_policy_target(a);
 	return 0;
 }
 
-static bool policy_file_changed(struct agent *a)
+/* Whether an event may have changed what the policy path resolves to. */
+static bool policy_event(const struct agent *a, const struct inotify_event *ev, const char *name)
+{
+	if (ev->mask & (IN_MOVED_TO | IN_Q_OVERFLOW))
+		return true;
+	return ev->len &&
+	       (strcmp(ev->name, name) == 0 || strcmp(ev->name, a->policy_target_name) == 0);
+}
+
+/* After events in the watched directories: file holds the content when it changed. */
+static bool policy_file_changed(struct agent *a, struct policy_file *file)
 {
 	char buf[16 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
 	char copy[PATH_MAX];
 	const char *name;
-	bool changed = false;
+	bool candidate = false;
 	ssize_t len;
 
 	snprintf(copy, sizeof(copy), "%s", a->opt.policy_path);
@@ -511,12 +621,21 @@ static bool policy_file_changed(struct agent *a)
 		for (char *p = buf; p < buf + len;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
-			if (ev->len && strcmp(ev->name, name) == 0)
-				changed = true;
+			candidate |= policy_event(a, ev, name);
 			p += sizeof(*ev) + ev->len;
 		}
 	}
-	return changed;
+	if (!candidate)
+		return false;
+	watch_policy_target(a);
+	/* Unreadable, as while a non-atomic writer replaces it: its next event tells. */
+	if (policy_file_read(a->opt.policy_path, file))
+		return false;
+	if (strcmp(file->sha256, a->policy_seen_sha256) == 0) {
+		policy_file_free(file);
+		return false;
+	}
+	return true;
 }
 
 static int block_signals(struct agent *a)
@@ -686,7 +805,7 @@ static int start_metrics(struct agent *a)
 	if (!a->opt.metrics_address)
 		return 0;
 	ret = metrics_start(&a->metrics, a->opt.metrics_address, a->plane.maps.policy_info_fd,
-			    a->opt.bpffs, err, sizeof(err));
+			    a->opt.bpffs, a->opt.policy_path, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "cgward: agent: --metrics: %s\n", err);
 		return ret;
@@ -699,6 +818,7 @@ static int start_metrics(struct agent *a)
 /* Until SIGTERM or SIGINT: events, new cgroups, reloads. */
 static int serve(struct agent *a)
 {
+	struct policy_file file = {0};
 	struct epoll_event ev;
 	struct signalfd_siginfo si;
 	int ret;
@@ -713,11 +833,13 @@ static int serve(struct agent *a)
 		ret = agent_tree_read_events(&a->tree, true);
 		if (ret < 0)
 			fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
-		if (policy_file_changed(a))
-			reload(a);
+		if (policy_file_changed(a, &file)) {
+			reload(a, &file);
+			policy_file_free(&file);
+		}
 		while (read(a->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGHUP) {
-				reload(a);
+				reload_on_signal(a);
 				continue;
 			}
 			event_stream_drain(&a->events);
@@ -775,10 +897,12 @@ int cmd_agent(int argc, char **argv)
 {
 	struct agent a = {.events_fd = -1,
 			  .policy_watch_fd = -1,
+			  .policy_target_wd = -1,
 			  .gc_timer_fd = -1,
 			  .signal_fd = -1,
 			  .epoll_fd = -1,
 			  .tree.inotify_fd = -1};
+	struct policy_file file = {0};
 	char err[PATH_MAX + 512];
 	size_t n_errors;
 	int ret, status;
@@ -790,7 +914,13 @@ int cmd_agent(int argc, char **argv)
 		return unload(&a.opt);
 	raise_open_file_limit();
 	json_init(&a.line);
-	if (load_policy(a.opt.policy_path, &a.set, err, sizeof(err), &n_errors) ||
+	ret = read_policy(a.opt.policy_path, &file, err, sizeof(err));
+	if (ret == 0) {
+		memcpy(a.policy_seen_sha256, file.sha256, sizeof(a.policy_seen_sha256));
+		ret = parse_policy(a.opt.policy_path, &file, &a.set, err, sizeof(err), &n_errors);
+		policy_file_free(&file);
+	}
+	if (ret ||
 	    (check_label_source(&a, &a.set, err, sizeof(err)) &&
 	     fprintf(stderr, "cgward: agent: %s\n", err)) ||
 	    open_sink(&a)) {

@@ -89,6 +89,35 @@ static void put_reloads(FILE *out, const struct metrics_snapshot *s)
 			(unsigned long long)s->reloads[r]);
 }
 
+/* The plane's labels are empty when none is pinned: Prometheus reads them as absent. */
+static void put_build_info(FILE *out, const struct metrics_snapshot *s)
+{
+	put_family(out, "cgward_build_info", "gauge",
+		   "This cgward's version and the build of its BPF programs (abi, object), and "
+		   "the build of the plane pinned (plane_abi, plane_object).");
+	fprintf(out, "cgward_build_info{version=\"");
+	put_label_value(out, s->version);
+	fprintf(out, "\",abi=\"%u\",object=\"%016llx\",plane_abi=\"", s->build.abi_version,
+		(unsigned long long)s->build.object_hash);
+	if (s->plane.abi_version)
+		fprintf(out, "%u\",plane_object=\"%016llx", s->plane.abi_version,
+			(unsigned long long)s->plane.object_hash);
+	else
+		fputs("\",plane_object=\"", out);
+	fputs("\"} 1\n", out);
+}
+
+static void put_policy_info(FILE *out, const struct metrics_snapshot *s)
+{
+	put_family(out, "cgward_policy_info", "gauge",
+		   "The policy file in force: its path, the SHA-256 of its content, its rules.");
+	if (!s->policy_sha256[0])
+		return;
+	fprintf(out, "cgward_policy_info{file=\"");
+	put_label_value(out, s->policy_file);
+	fprintf(out, "\",sha256=\"%s\",rules=\"%zu\"} 1\n", s->policy_sha256, s->n_policies);
+}
+
 char *metrics_render(const struct metrics_snapshot *s, size_t *len)
 {
 	char *text = NULL;
@@ -96,11 +125,8 @@ char *metrics_render(const struct metrics_snapshot *s, size_t *len)
 
 	if (!out)
 		return NULL;
-	put_family(out, "cgward_build_info", "gauge",
-		   "The cgward version, and the layout version of the pinned plane (abi).");
-	fprintf(out, "cgward_build_info{version=\"");
-	put_label_value(out, s->version);
-	fprintf(out, "\",abi=\"%d\"} 1\n", CGWARD_ABI_VERSION);
+	put_build_info(out, s);
+	put_policy_info(out, s);
 	put_family(out, "cgward_denies_total", "counter",
 		   "Operations the kernel denied under a policy since the agent installed it.");
 	put_per_policy(out, s, "cgward_denies_total", POLICY_DENIED);
@@ -198,6 +224,8 @@ static char *scrape(struct metrics_server *server, size_t *len)
 		}
 	}
 	s.programs_attached = plane_pinned_links(server->bpffs);
+	if (plane_read_info(server->bpffs, &s.plane))
+		s.plane = (struct cgward_plane_info){0};
 	text = metrics_render(&s, len);
 	free(s.policies);
 	return text;
@@ -277,7 +305,7 @@ static int listen_on(const struct sockaddr_storage *addr, char *err, size_t errl
 }
 
 int metrics_start(struct metrics_server **server, const char *spec, int policy_info_fd,
-		  const char *bpffs, char *err, size_t errlen)
+		  const char *bpffs, const char *policy_file, char *err, size_t errlen)
 {
 	struct sockaddr_storage addr;
 	struct metrics_server *s;
@@ -298,6 +326,8 @@ int metrics_start(struct metrics_server **server, const char *spec, int policy_i
 				       .container_started_fd = -1};
 	s->bpffs = bpffs;
 	s->published.version = CGWARD_VERSION;
+	s->published.build = plane_build_info();
+	s->published.policy_file = policy_file;
 	pthread_mutex_init(&s->lock, NULL);
 	s->listen_fd = listen_on(&addr, err, errlen, spec);
 	if (s->listen_fd < 0) {
@@ -373,6 +403,8 @@ void metrics_publish(struct metrics_server *server, const struct agent_tree *tre
 		old = server->published.policies;
 		server->published.policies = policies;
 		server->published.n_policies = n;
+		snprintf(server->published.policy_sha256, sizeof(server->published.policy_sha256),
+			 "%s", tree->set ? tree->set->sha256 : "");
 	}
 	server->published.events_lost = events_lost;
 	memcpy(server->published.reloads, reloads, sizeof(server->published.reloads));

@@ -35,6 +35,10 @@ struct metrics_policy {
 
 struct metrics_snapshot {
 	const char *version;
+	struct cgward_plane_info build; /* this cgward's BPF programs */
+	struct cgward_plane_info plane; /* the plane pinned; abi_version 0 when none is */
+	const char *policy_file;
+	char policy_sha256[POLICY_SHA256_SIZE]; /* of the policy in force; empty before one is */
 	struct metrics_policy *policies;
 	size_t n_policies;
 	__u64 events_lost;
@@ -56,8 +60,11 @@ struct metrics_server;
 
 /* Listens on spec; policy_info_fd and bpffs are read at each scrape. */
 int metrics_start(struct metrics_server **server, const char *spec, int policy_info_fd,
-		  const char *bpffs, char *err, size_t errlen);
-/* The agent's side of the next scrapes: its rules, the cgroups it bound, lost events, reloads. */
+		  const char *bpffs, const char *policy_file, char *err, size_t errlen);
+/*
+ * The agent's side of the next scrapes: the policy in force and its rules,
+ * the cgroups it bound, lost events, reloads.
+ */
 void metrics_publish(struct metrics_server *server, const struct agent_tree *tree,
 		     __u64 events_lost, const __u64 reloads[METRICS_RELOAD_RESULTS]);
 /* Stops serving (waiting for a scrape in progress) and frees server; NULL is a no-op. */

@@ -16,10 +16,13 @@
 static const char usage[] =
     "Usage: cgward status [--bpffs DIR]\n"
     "Show what the agent pinned under DIR (default " PLANE_DIR "): each program\n"
-    "and whether its link is pinned (attached), and each policy in the maps: its\n"
-    "rule's name and id, how many cgroups are bound to it, how many roots it has,\n"
-    "and how many operations the kernel denied and audited under it since the\n"
-    "agent installed it (a reload installs the rules anew, counting from zero).\n"
+    "and whether its link is pinned (attached); the build of the plane (its ABI\n"
+    "and object hash) and whether it is this cgward's; the policy file the agent\n"
+    "installed, by path and the SHA-256 of its content, and the ids of its rules;\n"
+    "and each policy in the maps: its rule's name and id, how many cgroups are\n"
+    "bound to it, how many roots it has, and how many operations the kernel\n"
+    "denied and audited under it since the agent installed it (a reload installs\n"
+    "the rules anew, counting from zero).\n"
     "\n"
     "      --bpffs DIR  where the agent pinned its programs and maps\n"
     "  -h, --help       this text\n"
@@ -105,6 +108,49 @@ static void print_policy(const struct policy_maps *maps, const struct policy_cou
 	       (unsigned long long)info.denied, (unsigned long long)info.audited);
 }
 
+/* The plane's build, against this cgward's: another build's is never adopted. */
+static void print_plane_build(const char *dir)
+{
+	struct cgward_plane_info plane, own = plane_build_info();
+	int ret = plane_read_info(dir, &plane);
+
+	if (ret == -ENOENT || (ret == 0 && plane.abi_version == 0)) {
+		printf("plane: not pinned\n");
+		return;
+	}
+	if (ret) {
+		printf("plane: cannot be read (%s)\n", strerror(-ret));
+		return;
+	}
+	printf("plane: ABI %u, object %016llx", plane.abi_version,
+	       (unsigned long long)plane.object_hash);
+	if (plane.abi_version == own.abi_version && plane.object_hash == own.object_hash)
+		printf(" (this cgward's)\n");
+	else
+		printf(" (this cgward: ABI %u, object %016llx)\n", own.abi_version,
+		       (unsigned long long)own.object_hash);
+}
+
+static void print_agent_policy(const char *dir)
+{
+	struct plane_agent_policy policy;
+	int ret = plane_get_agent_policy(dir, &policy);
+
+	if (ret == -ENOENT) {
+		printf("policy file: none installed by an agent\n");
+		return;
+	}
+	if (ret) {
+		printf("policy file: cannot be read (%s)\n", strerror(-ret));
+		return;
+	}
+	printf("policy file %.*s: sha256 %.*s, %u rules", (int)sizeof(policy.path), policy.path,
+	       (int)sizeof(policy.sha256), policy.sha256, policy.n_rules);
+	if (policy.n_rules)
+		printf(" (ids %u-%u)", policy.first_id, policy.first_id + policy.n_rules - 1);
+	printf("\n");
+}
+
 static void print_policies(const char *dir)
 {
 	struct plane plane;
@@ -157,6 +203,8 @@ int cmd_status(int argc, char **argv)
 		fprintf(stderr, "cgward: status: %s\n", strerror(-attached));
 		return EXIT_RUNTIME_ERROR;
 	}
+	print_plane_build(dir);
+	print_agent_policy(dir);
 	print_policies(dir);
 	printf("%s: %d of %d programs attached\n", dir, attached, expected);
 	return expected > 0 && attached == expected ? 0 : EXIT_RUNTIME_ERROR;

@@ -87,22 +87,17 @@ static int refuse_stale(const char *dir, const char *what, char *err, size_t err
 static int check_pinned(const char *dir, bool locked, struct cgward_plane_info *info, char *err,
 			size_t errlen)
 {
-	char path[PATH_MAX], what[128];
-	__u32 zero = 0;
-	int fd, ret = pin_path(path, sizeof(path), dir, "maps", "plane_info");
+	char what[128];
+	int ret;
 
-	if (ret)
-		return ret;
-	fd = bpf_obj_get(path);
-	if (fd < 0) {
+	*info = (struct cgward_plane_info){};
+	ret = plane_read_info(dir, info);
+	if (ret == -ENOENT) {
 		if (locked && (count_pins(dir, "maps") || count_pins(dir, "links")))
 			return refuse_stale(dir, "has no version (an older cgward pinned it)", err,
 					    errlen);
 		return -ENOENT;
 	}
-	*info = (struct cgward_plane_info){};
-	ret = bpf_map_lookup_elem(fd, &zero, info) ? -errno : 0;
-	close(fd);
 	if (ret)
 		return ret;
 	/* Zero: the loader holding the lock has not written it yet. */
@@ -122,10 +117,31 @@ static int check_pinned(const char *dir, bool locked, struct cgward_plane_info *
 	return info->abi_version < CGWARD_ABI_VERSION ? PINNED_UPGRADABLE : 0;
 }
 
+struct cgward_plane_info plane_build_info(void)
+{
+	return (struct cgward_plane_info){.abi_version = CGWARD_ABI_VERSION,
+					  .object_hash = CGWARD_OBJECT_HASH};
+}
+
+int plane_read_info(const char *dir, struct cgward_plane_info *info)
+{
+	char path[PATH_MAX];
+	__u32 zero = 0;
+	int fd, ret = pin_path(path, sizeof(path), dir, "maps", "plane_info");
+
+	if (ret)
+		return ret;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -ENOENT;
+	ret = bpf_map_lookup_elem(fd, &zero, info) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
 static int write_plane_info(struct cgward_bpf *skel, char *err, size_t errlen)
 {
-	struct cgward_plane_info info = {.abi_version = CGWARD_ABI_VERSION,
-					 .object_hash = CGWARD_OBJECT_HASH};
+	struct cgward_plane_info info = plane_build_info();
 	struct bpf_program *prog;
 	__u32 zero = 0;
 
@@ -455,6 +471,63 @@ void plane_close(struct plane *plane)
 int plane_pinned_links(const char *dir)
 {
 	return count_pins(dir, "links");
+}
+
+/* maps/agent_policy, opened: -ENOENT when not pinned, -ESTALE when of another layout. */
+static int open_agent_policy(const char *dir, char *path, size_t pathlen)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, ret = pin_path(path, pathlen, dir, "maps", "agent_policy");
+
+	if (ret)
+		return ret;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+	    info.value_size == sizeof(struct plane_agent_policy))
+		return fd;
+	close(fd);
+	return -ESTALE;
+}
+
+int plane_put_agent_policy(const char *dir, const struct plane_agent_policy *policy)
+{
+	char path[PATH_MAX];
+	__u32 zero = 0;
+	int ret, fd = open_agent_policy(dir, path, sizeof(path));
+
+	/* Another layout's record is replaced: only cgward status reads it. */
+	if (fd == -ESTALE && unlink(path) == 0)
+		fd = -ENOENT;
+	if (fd == -ENOENT) {
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "agent_policy", sizeof(zero),
+				    sizeof(*policy), 1, NULL);
+		if (fd >= 0 && bpf_obj_pin(fd, path)) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+	}
+	if (fd < 0)
+		return fd;
+	ret = bpf_map_update_elem(fd, &zero, policy, BPF_ANY) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+int plane_get_agent_policy(const char *dir, struct plane_agent_policy *policy)
+{
+	char path[PATH_MAX];
+	__u32 zero = 0;
+	int ret, fd = open_agent_policy(dir, path, sizeof(path));
+
+	if (fd < 0)
+		return fd;
+	ret = bpf_map_lookup_elem(fd, &zero, policy) ? -errno : 0;
+	close(fd);
+	return ret;
 }
 
 int plane_links(const char *dir, void (*visit)(const char *prog, int link_fd, void *arg), void *arg)

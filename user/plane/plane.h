@@ -12,9 +12,11 @@
 #ifndef CGWARD_PLANE_H
 #define CGWARD_PLANE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "policy.h"
 #include "policy_maps.h"
 
 #define PLANE_DIR "/sys/fs/bpf/cgward"
@@ -47,6 +49,35 @@ int plane_open(const char *dir, bool own, struct plane *plane, char *err, size_t
  * upgrades (err says which), -ESTALE one of a layout this build cannot read.
  */
 int plane_check(const char *dir, char *err, size_t errlen);
+
+/* This cgward's own: CGWARD_ABI_VERSION and CGWARD_OBJECT_HASH (n_links is 0). */
+struct cgward_plane_info plane_build_info(void);
+
+/*
+ * What the plane pinned under dir was built from (maps/plane_info): 0;
+ * -ENOENT when none is pinned (or its pin cannot be opened); other negative
+ * errno when it cannot be read.
+ */
+int plane_read_info(const char *dir, struct cgward_plane_info *info);
+
+/*
+ * The policy file the agent installed, in maps/agent_policy beside the maps it
+ * fills, so that cgward status tells what is in force as long as the plane
+ * lives, with or without an agent. No BPF program reads it: it is not in the
+ * object, and a plane pinned without it is still this build's.
+ */
+struct plane_agent_policy {
+	__u32 first_id; /* its rules are policies first_id to first_id + n_rules - 1 */
+	__u32 n_rules;
+	char sha256[POLICY_SHA256_SIZE]; /* of the file's content */
+	char path[PATH_MAX];
+};
+
+/* Creates maps/agent_policy (pinned) when missing, and writes policy into it. */
+int plane_put_agent_policy(const char *dir, const struct plane_agent_policy *policy);
+
+/* 0; -ENOENT when no agent installed a policy; -ESTALE when another layout's record is. */
+int plane_get_agent_policy(const char *dir, struct plane_agent_policy *policy);
 
 /* Opens the pinned maps alone, loading nothing (status, gc, unload). */
 int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen);

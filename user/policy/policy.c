@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sha2.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -979,29 +980,58 @@ static int load_buffer(struct loader *ld, const char *buf, size_t len, struct po
 	return ret == -ENOMEM ? ret : ld->error;
 }
 
-int policy_load(const char *path, struct policy_set *set, struct policy_diags *diags)
+int policy_file_read(const char *path, struct policy_file *file)
+{
+	int ret = read_file(path, &file->content, &file->len);
+
+	if (ret == 0)
+		SHA256Data((const uint8_t *)file->content, file->len, file->sha256);
+	else
+		file->sha256[0] = '\0';
+	return ret;
+}
+
+void policy_file_free(struct policy_file *file)
+{
+	free(file->content);
+	file->content = NULL;
+	file->len = 0;
+}
+
+int policy_parse(const struct policy_file *file, struct policy_set *set, struct policy_diags *diags)
 {
 	struct loader ld = {.diags = diags};
-	size_t len;
-	char *buf;
-	int ret;
+	int ret = 0;
 
 	memset(set, 0, sizeof(*set));
 	memset(diags, 0, sizeof(*diags));
-	ret = read_file(path, &buf, &len);
-	if (ret)
-		return ret;
-	if (len > POLICY_FILE_MAX)
+	if (file->len > POLICY_FILE_MAX)
 		diag_at(&ld, 1, 1, "the file is larger than %d bytes", POLICY_FILE_MAX);
 	else
-		ret = load_buffer(&ld, buf, len, set);
-	free(buf);
+		ret = load_buffer(&ld, file->content, file->len, set);
 	if (!ret)
 		ret = ld.error ? ld.error : sort_diags(diags);
 	if (!ret && diags->n)
 		ret = -EINVAL;
 	if (ret)
 		policy_set_free(set);
+	else
+		memcpy(set->sha256, file->sha256, sizeof(set->sha256));
+	return ret;
+}
+
+int policy_load(const char *path, struct policy_set *set, struct policy_diags *diags)
+{
+	struct policy_file file;
+	int ret = policy_file_read(path, &file);
+
+	if (ret) {
+		memset(set, 0, sizeof(*set));
+		memset(diags, 0, sizeof(*diags));
+		return ret;
+	}
+	ret = policy_parse(&file, set, diags);
+	policy_file_free(&file);
 	return ret;
 }
 
@@ -1040,6 +1070,7 @@ void policy_set_free(struct policy_set *set)
 	free(set->rules);
 	set->rules = NULL;
 	set->n_rules = 0;
+	set->sha256[0] = '\0';
 }
 
 void policy_diags_free(struct policy_diags *diags)

@@ -18,6 +18,8 @@
 #define POLICY_MAX_ROOTS     64 /* write_roots, read_only and allow_devices, in one rule */
 #define POLICY_NAME_MAX	     63
 #define POLICY_DIAG_MSG_SIZE 256
+/* A SHA-256 in hex, as sha256sum prints it, and its NUL. */
+#define POLICY_SHA256_SIZE 65
 
 /* key: value pairs a pod's labels or annotations must all have. */
 struct policy_pairs {
@@ -62,6 +64,14 @@ struct policy_rule {
 struct policy_set {
 	struct policy_rule *rules;
 	size_t n_rules;
+	char sha256[POLICY_SHA256_SIZE]; /* of the file's content: names the policy in force */
+};
+
+/* A policy file's content as read at one moment, and its SHA-256. */
+struct policy_file {
+	char *content;
+	size_t len;
+	char sha256[POLICY_SHA256_SIZE];
 };
 
 struct policy_diag {
@@ -85,6 +95,19 @@ struct policy_diags {
  * soft RLIMIT_NOFILE of 1024: callers raise it first.
  */
 int policy_load(const char *path, struct policy_set *set, struct policy_diags *diags);
+
+/*
+ * policy_load in two steps, for a caller that looks at the content before
+ * parsing it (the agent reloads only a changed file). Reads up to
+ * POLICY_FILE_MAX + 1 bytes: more is an error of policy_parse. Returns 0, or
+ * negative errno with file empty.
+ */
+int policy_file_read(const char *path, struct policy_file *file);
+void policy_file_free(struct policy_file *file);
+
+/* policy_load of a file read; set->sha256 is file's. */
+int policy_parse(const struct policy_file *file, struct policy_set *set,
+		 struct policy_diags *diags);
 
 void policy_set_free(struct policy_set *set); /* also closes root fds */
 void policy_diags_free(struct policy_diags *diags);
