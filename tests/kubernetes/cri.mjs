@@ -5,6 +5,8 @@
 //   node cri.mjs SOCKET wait-running ID SECS
 //   node cri.mjs SOCKET start-all ID...     StartContainer of each at once, as a kubelet
 //                                           starting many pods does
+//   node cri.mjs SOCKET remove-pods ID...   StopPodSandbox then RemovePodSandbox of each
+//                                           sandbox, all at once
 // Exit status: 0 done, 1 the call failed or the wait timed out, 2 usage.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -15,7 +17,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const [socket, method, ...args] = process.argv.slice(2);
 if (!socket || !method) {
   console.error(
-    'usage: node cri.mjs SOCKET METHOD [JSON] | wait-exit ID SECS | wait-running ID SECS | start-all ID...',
+    'usage: node cri.mjs SOCKET METHOD [JSON] | wait-exit ID SECS | wait-running ID SECS |',
+    'start-all ID... | remove-pods ID...',
   );
   process.exit(2);
 }
@@ -55,6 +58,13 @@ try {
     reply = await waitFor(args[0], args[1], (s) => s !== 'CONTAINER_CREATED');
   else if (method === 'start-all')
     reply = await Promise.all(args.map((id) => call('StartContainer', { container_id: id })));
+  else if (method === 'remove-pods')
+    reply = await Promise.all(
+      args.map(async (id) => {
+        await call('StopPodSandbox', { pod_sandbox_id: id });
+        return call('RemovePodSandbox', { pod_sandbox_id: id });
+      }),
+    );
   else if (typeof client[method] !== 'function') {
     console.error(`cri: no method ${method}`);
     process.exit(2);

@@ -101,9 +101,13 @@ container_exit() {
 
 container_status() { cri ContainerStatus "{\"container_id\":\"$1\"}"; }
 
-remove_pod() {
-	cri StopPodSandbox "{\"pod_sandbox_id\":\"$1\"}" >/dev/null
-	cri RemovePodSandbox "{\"pod_sandbox_id\":\"$1\"}" >/dev/null
+# remove_pods: every pod sandbox, stopped and removed (all at once).
+remove_pods() {
+	local pods
+	pods=$(cri ListPodSandbox | grep -o '"id":"[0-9a-f]*"' | cut -d'"' -f4) || return 1
+	[ -z "$pods" ] && return 0
+	# shellcheck disable=SC2086 # one argument per sandbox id
+	cri remove-pods $pods >/dev/null
 }
 
 # agent_start POLICY EVENTS [BUNDLES]: the agent in its own cgroup, until it says ready.
