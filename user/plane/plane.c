@@ -393,7 +393,8 @@ int plane_check(const char *dir, char *err, size_t errlen)
 	struct cgward_plane_info info;
 	int ret = check_pinned(dir, true, &info, err, errlen);
 
-	if (ret == PINNED_UPGRADABLE || (ret == 0 && info.object_hash != CGWARD_OBJECT_HASH)) {
+	/* Another build's plane: one that its owners (own) would replace. */
+	if (ret != -ENOENT && must_load(ret, &info, true)) {
 		snprintf(err, errlen,
 			 "pinned under %s by another build (ABI %u, object %016llx): this cgward "
 			 "upgrades it in place when it loads (cgward load, cgward agent)%s",
