@@ -43,11 +43,11 @@ agent_stop() {
 	fi
 }
 
-# wait_line FILE TEXT [COUNT]: FILE has a line with TEXT (COUNT of them), within 10 s.
+# wait_line FILE TEXT [COUNT]: FILE has a line with TEXT (COUNT of them), within 60 s.
 # grep, not jq, while waiting: jq costs half a second in the VM.
 wait_line() {
-	for _ in $(seq 200); do
-		[ "$(grep -c -F -- "$2" "$1")" -ge "${3:-1}" ] && return 0
+	for _ in $(seq 1200); do
+		[ "$(grep -c -F -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ] && return 0
 		sleep 0.05
 	done
 	fail "no line with '$2' in $1: $(cat "$1")"
