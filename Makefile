@@ -42,8 +42,11 @@ CFLAGS    ?= -O2 -g
 # user/ has a folder per concern; headers are included by name from any of them.
 USER_DIRS := $(sort $(dir $(wildcard user/*/*.c user/*/*.h)))
 USER_INCS := $(patsubst %/,-I%,$(USER_DIRS))
+# -D options that change the plane's ABI (bpf/cgward_abi.h), for the BPF
+# programs and the userspace that reads their maps alike: a test build's.
+ABI_DEFINES ?=
 CFLAGS    += $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -DCGWARD_VERSION='"$(VERSION)"' -I$(BUILD) \
-	-Ibpf $(USER_INCS)
+	-Ibpf $(USER_INCS) $(ABI_DEFINES)
 # libmd: the SHA-256 that names a policy file's content (metrics, status, events).
 LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lnghttp2 -lprotobuf-c -levent_extra -levent_core \
 	-lmd -lpthread
@@ -60,7 +63,8 @@ BPF_DEFINES ?=
 # not depend on where the tree is: BTF's line info joins each source's name to
 # the compilation directory, which is named "." instead of the build's path.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf $(WARNINGS) \
-	-Wno-unused-parameter -Wno-missing-declarations -fdebug-compilation-dir=. $(BPF_DEFINES)
+	-Wno-unused-parameter -Wno-missing-declarations -fdebug-compilation-dir=. $(BPF_DEFINES) \
+	$(ABI_DEFINES)
 
 # protoc-c writes the C of each user/<concern>/<name>.proto (the CRI's messages)
 # to $(BUILD)/<concern>/<name>.pb-c.[ch].
@@ -316,17 +320,28 @@ fuzz-regress: $(FUZZ_BINS)
 	done
 
 # One system call per run, for the tests to see the kernel's own answer.
-TEST_TOOLS := $(BUILD)/fsop $(BUILD)/hatchop $(BUILD)/other/cgward
+TEST_TOOLS := $(BUILD)/fsop $(BUILD)/hatchop $(BUILD)/writeloop $(BUILD)/other/cgward \
+	$(BUILD)/unmigratable/cgward
 
 # Another build of the same sources, whose BPF object differs (its fast walk's
 # steps) and whose map layout does not: t_plane.sh upgrades a plane to it in place.
 $(BUILD)/other/cgward: FORCE
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/other BPF_DEFINES=-DFAST_WALK_STEPS=24 all
 
+# A build of a map layout that reads no other (as if a map had changed in a
+# way it cannot migrate): t_plane.sh checks that it refuses the plane, and is
+# refused by it, with nothing detached.
+$(BUILD)/unmigratable/cgward: FORCE
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/unmigratable \
+		ABI_DEFINES='-DCGWARD_ABI_VERSION=1000 -DCGWARD_ABI_UPGRADES_FROM=1000' all
+
 .PHONY: FORCE
 FORCE:
 
 $(BUILD)/fsop: tests/integration/fsop.c | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(BUILD)/writeloop: tests/integration/writeloop.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
 $(BUILD)/hatchop: tests/integration/hatchop.c | $(BUILD)

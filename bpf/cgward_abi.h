@@ -12,14 +12,18 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it.
  */
+#ifndef CGWARD_ABI_VERSION /* a test build's own: the Makefile's ABI_DEFINES */
 #define CGWARD_ABI_VERSION 7
+#endif
 /*
  * The oldest ABI whose pinned maps this build's programs use as they are: a
  * plane of an ABI from this one to CGWARD_ABI_VERSION is upgraded in place
  * (plane.c). 7 added operations, reasons and an access kind, and changed no
  * map, key or value: a plane of 6 is upgraded.
  */
+#ifndef CGWARD_ABI_UPGRADES_FROM
 #define CGWARD_ABI_UPGRADES_FROM 6
+#endif
 
 #define CGWARD_PATH_MAX 4096
 #define CGWARD_COMM_LEN 16

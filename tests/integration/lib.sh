@@ -6,6 +6,7 @@ INTEGRATION=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CGWARD=${CGWARD:-$PWD/build/cgward}
 FSOP=${FSOP:-$PWD/build/fsop}
 HATCHOP=${HATCHOP:-$PWD/build/hatchop}
+WRITELOOP=${WRITELOOP:-$PWD/build/writeloop}
 CG2=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
 SUITE_CGROUP=$CG2/cgward-test-$$
 TEST_TMP=${TMPDIR:-/tmp}
@@ -39,19 +40,20 @@ suite_setup() {
 	}
 }
 
-# Tests run fsop and hatchop inside --private-tmp, whose empty /tmp, /var/tmp
+# Tests run fsop, hatchop and writeloop inside --private-tmp, whose empty /tmp, /var/tmp
 # and /dev/shm would hide them in a tree cloned there: they run from a copy
 # in a directory of the suite's own under /run, which no private tmp hides.
 copy_helpers() {
 	HELPERS=$(mktemp -d /run/cgward-test-helpers.XXXXXX) || return 1
 	# Reachable by the tests that run a helper as an ordinary user.
 	if ! { chmod 0755 "$HELPERS" && cp "$FSOP" "$HELPERS/fsop" &&
-		cp "$HATCHOP" "$HELPERS/hatchop"; }; then
+		cp "$HATCHOP" "$HELPERS/hatchop" && cp "$WRITELOOP" "$HELPERS/writeloop"; }; then
 		rm -rf "$HELPERS"
 		return 1
 	fi
 	FSOP=$HELPERS/fsop
 	HATCHOP=$HELPERS/hatchop
+	WRITELOOP=$HELPERS/writeloop
 }
 
 suite_teardown() {

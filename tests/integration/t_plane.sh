@@ -187,3 +187,88 @@ test_plane_of_another_build_is_upgraded_in_place_while_a_run_goes_on() {
 	expect EPERM cgx --root "$W" -- "$FSOP" write "$O/f" x
 	"$CGWARD" unload --force 2>/dev/null
 }
+
+# policy_info FIELD SELECT: FIELD of the plane's policy_info entries whose
+# value matches the jq condition SELECT (.name, .owner_pid, ...).
+policy_info() {
+	bpftool -j map dump pinned "$PINS/maps/policy_info" |
+		jq -r ".[].formatted.value | select($2) | .$1"
+}
+
+# loop_count FILE KEY: the count after KEY in writeloop's line in FILE.
+loop_count() {
+	awk -v key="$2" '{ for (i = 1; i < NF; i++) if ($i == key) print $(i + 1) }' "$1"
+}
+
+# expect_no_gap FILE: writeloop's counts in FILE: writes inside and outside
+# were made, every one outside was denied, none inside was.
+expect_no_gap() {
+	wait_line "$1" inside_ok
+	[ "$(loop_count "$1" outside_ok)" = 0 ] || fail "writes outside went through: $(cat "$1")"
+	[ "$(loop_count "$1" inside_denied)" = 0 ] || fail "writes inside denied: $(cat "$1")"
+	[ "$(loop_count "$1" other)" = 0 ] || fail "other errors: $(cat "$1")"
+	[ "$(loop_count "$1" outside_denied)" -gt 0 ] || fail "no write outside: $(cat "$1")"
+	[ "$(loop_count "$1" inside_ok)" -gt 0 ] || fail "no write inside: $(cat "$1")"
+}
+
+# accounted_denies EVENTS: the denies delivered in EVENTS, plus the losses it reports.
+accounted_denies() {
+	jq -n '[inputs | if .verdict == "deny" then 1 elif .op == "lost" then .count else 0 end]
+		| add // 0' "$1"
+}
+
+# A run of this build and a cgroup of the agent's write inside and outside
+# their roots in a tight loop while the agent is replaced by another build's
+# (which upgrades the plane in place), this build downgrades it again, and a
+# build of an unmigratable map layout is refused with nothing detached: no
+# write outside goes through, none inside is denied, and every deny the
+# kernel made is delivered or reported lost.
+test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
+	local other=$PWD/build/other/cgward unmigratable=$PWD/build/unmigratable/cgward
+	local run job programs denied
+	[ -x "$other" ] && [ -x "$unmigratable" ] || fail "no $other or $unmigratable: make test-vm"
+	mkdir "$SUITE_CGROUP/load"
+	agent_policy load "$W" false "$REL/load" >"$T/policy.yaml"
+	agent_start
+	# shellcheck disable=SC2016 # expanded by the confined shell
+	"$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --root "$W" --events "$T/run.jsonl" -- \
+		sh -c '"$1" "$2/run" "$3/run" "$4/stop"; while [ ! -e "$4/end" ]; do sleep 0.05; done' \
+		sh "$WRITELOOP" "$W" "$O" "$T" >"$T/run.counts" &
+	run=$!
+	in_cg_bg "$SUITE_CGROUP/load" "$WRITELOOP" "$W/job" "$O/job" "$T/stop" >"$T/job.counts"
+	job=$!
+	wait_file "$W/run"
+	wait_file "$W/job"
+
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID"
+	CGWARD=$other agent_start
+	agent_wait_log "upgraded the plane under $PINS in place"
+	"$CGWARD" load 2>"$T/load.err" || fail "downgrade: $(cat "$T/load.err")"
+	grep -q "upgraded in place" "$T/load.err" || fail "downgrade: $(cat "$T/load.err")"
+	programs=$(pinned_program_ids)
+	expect_status 125 "$unmigratable" load 2>"$T/load.err"
+	grep -q "has a map layout this cgward cannot read (ABI 7" "$T/load.err" ||
+		fail "unmigratable: $(cat "$T/load.err")"
+	[ "$(pinned_program_ids)" = "$programs" ] || fail "the refused load changed the programs"
+
+	touch "$T/stop"
+	expect_status 0 wait "$job"
+	expect_no_gap "$T/job.counts"
+	expect_no_gap "$T/run.counts"
+	denied=$(policy_info denied ".owner_pid == $run")
+	[ "$denied" = "$(loop_count "$T/run.counts" outside_denied)" ] ||
+		fail "the run's denies: kernel $denied, $(cat "$T/run.counts")"
+	touch "$T/end"
+	expect_status 0 wait "$run"
+	[ "$(accounted_denies "$T/run.jsonl")" = "$denied" ] ||
+		fail "the run's events: $(accounted_denies "$T/run.jsonl") of $denied"
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID"
+	AGENT_PID=
+	# The agent's stream has the run's denies too.
+	denied=$((denied + $(loop_count "$T/job.counts" outside_denied)))
+	[ "$(accounted_denies "$EV")" = "$denied" ] ||
+		fail "the agent's events: $(accounted_denies "$EV") of $denied"
+	agent_stop
+}

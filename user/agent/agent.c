@@ -62,6 +62,8 @@ struct agent {
 	struct event_context ctx;
 	struct event_stream events;
 	bool events_open;
+	__u32 policy_first_id;	    /* the ids of the rules in force, from it on */
+	__u64 events_lost_recorded; /* events.lost_reported, as last written in the plane */
 	FILE *sink;
 	int events_fd; /* --events FILE, or -1 */
 	struct event_socket socket;
@@ -72,7 +74,8 @@ struct agent {
 	char policy_target_name[NAME_MAX + 1]; /* that file's name in it */
 	/* The content last read, valid or not: only another one is reloaded. */
 	char policy_seen_sha256[POLICY_SHA256_SIZE];
-	int gc_timer_fd; /* the policies of killed execs are collected on each tick */
+	int gc_timer_fd;    /* the policies of killed execs are collected on each tick */
+	int retry_timer_fd; /* when the next unresolved container is tried again */
 	int signal_fd;
 	int epoll_fd;
 	struct json_buf line;
@@ -396,20 +399,45 @@ static void delete_rules(struct agent *a, const struct policy_set *set, __u32 fi
 }
 
 /*
- * What cgward status shows as in force. Enforcement does not depend on it:
- * a failure is only reported.
+ * What cgward status shows as in force, and the losses reported so far.
+ * Enforcement does not depend on it: a failure is only reported.
  */
-static void record_policy(struct agent *a, __u32 first_id)
+static void record_policy(struct agent *a)
 {
-	struct plane_agent_policy record = {.first_id = first_id, .n_rules = (__u32)a->set.n_rules};
+	struct plane_agent_policy record = {.first_id = a->policy_first_id,
+					    .n_rules = (__u32)a->set.n_rules,
+					    .events_lost_reported = a->events.lost_reported};
 	int ret;
 
+	a->events_lost_recorded = record.events_lost_reported;
 	snprintf(record.sha256, sizeof(record.sha256), "%s", a->set.sha256);
 	snprintf(record.path, sizeof(record.path), "%s", a->opt.policy_path);
 	ret = plane_put_agent_policy(a->opt.bpffs, &record);
 	if (ret)
 		fprintf(stderr, "cgward: agent: cannot record the policy in force under %s: %s\n",
 			a->opt.bpffs, strerror(-ret));
+}
+
+/* The deny events so far; a new loss reported is recorded in the plane. */
+static void drain_events(struct agent *a)
+{
+	event_stream_drain(&a->events);
+	if (a->events.lost_reported != a->events_lost_recorded)
+		record_policy(a);
+}
+
+/*
+ * Losses an agent before this one reported are not reported again: the
+ * kernel counts from the plane's load (a plane of a build before the
+ * record's layout: from there).
+ */
+static void resume_lost_count(struct agent *a)
+{
+	struct plane_agent_policy record;
+
+	if (plane_get_agent_policy(a->opt.bpffs, &record) == 0)
+		a->events.lost_reported = record.events_lost_reported;
+	a->events_lost_recorded = a->events.lost_reported;
 }
 
 /*
@@ -437,7 +465,7 @@ static int install(struct agent *a, struct policy_set *set, char *err, size_t er
 	}
 	a->next_id = first_id + (__u32)set->n_rules + 1;
 	if (a->events_open)
-		event_stream_drain(&a->events); /* named after the policy they came from */
+		drain_events(a); /* named after the policy they came from */
 	ret = agent_tree_apply(&a->tree, set, first_id);
 	if (ret >= 0)
 		ret = agent_tree_read_events(&a->tree, false);
@@ -450,7 +478,8 @@ static int install(struct agent *a, struct policy_set *set, char *err, size_t er
 	*set = (struct policy_set){0};
 	a->tree.set = &a->set; /* the set moved: new cgroups are matched against it */
 	policy_maps_retire(&a->maps, first_id, a->next_id);
-	record_policy(a, first_id);
+	a->policy_first_id = first_id;
+	record_policy(a);
 	return ret < 0 ? ret : 0;
 }
 
@@ -667,6 +696,24 @@ static int start_gc_timer(struct agent *a)
 	return 0;
 }
 
+/* The unresolved containers due are tried again; the timer set for the next. */
+static void retry_unresolved(struct agent *a)
+{
+	struct itimerspec at = {0};
+	struct timespec now;
+	__u64 ticks, next;
+
+	if (read(a->retry_timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	next = agent_tree_retry_unresolved(&a->tree,
+					   (__u64)now.tv_sec * 1000 + (__u64)now.tv_nsec / 1000000);
+	at.it_value.tv_sec = (time_t)(next / 1000);
+	at.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	/* 0: disarmed. */
+	timerfd_settime(a->retry_timer_fd, TFD_TIMER_ABSTIME, &at, NULL);
+}
+
 /*
  * On each tick, what `cgward gc` removes: the empty cgroups of execs that
  * were killed, then their policies.
@@ -751,6 +798,7 @@ static int set_up(struct agent *a)
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
 		return ret;
 	}
+	resume_lost_count(a);
 	{
 		struct policy_set set = a->set;
 
@@ -768,6 +816,12 @@ static int set_up(struct agent *a)
 		ret = start_gc_timer(a);
 	if (ret == 0)
 		ret = wait_loop_watch(a->epoll_fd, a->gc_timer_fd);
+	if (ret == 0) {
+		a->retry_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		ret = a->retry_timer_fd < 0 ? -errno : 0;
+	}
+	if (ret == 0)
+		ret = wait_loop_watch(a->epoll_fd, a->retry_timer_fd);
 	if (ret == 0)
 		ret = wait_loop_watch(a->epoll_fd, a->signal_fd);
 	if (ret == 0)
@@ -828,11 +882,12 @@ static int serve(struct agent *a)
 		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
 			return EXIT_RUNTIME_ERROR;
 		event_socket_accept(&a->socket);
-		event_stream_drain(&a->events);
+		drain_events(a);
 		collect_garbage(a);
 		ret = agent_tree_read_events(&a->tree, true);
 		if (ret < 0)
 			fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
+		retry_unresolved(a);
 		if (policy_file_changed(a, &file)) {
 			reload(a, &file);
 			policy_file_free(&file);
@@ -842,7 +897,7 @@ static int serve(struct agent *a)
 				reload_on_signal(a);
 				continue;
 			}
-			event_stream_drain(&a->events);
+			drain_events(a);
 			fprintf(stderr,
 				"cgward: agent: stopping (signal %u); enforcement stays "
 				"pinned under %s\n",
@@ -881,6 +936,8 @@ static void agent_cleanup(struct agent *a)
 		close(a->policy_watch_fd);
 	if (a->gc_timer_fd >= 0)
 		close(a->gc_timer_fd);
+	if (a->retry_timer_fd >= 0)
+		close(a->retry_timer_fd);
 	if (a->signal_fd >= 0)
 		close(a->signal_fd);
 	if (a->epoll_fd >= 0)
@@ -899,6 +956,7 @@ int cmd_agent(int argc, char **argv)
 			  .policy_watch_fd = -1,
 			  .policy_target_wd = -1,
 			  .gc_timer_fd = -1,
+			  .retry_timer_fd = -1,
 			  .signal_fd = -1,
 			  .epoll_fd = -1,
 			  .tree.inotify_fd = -1};

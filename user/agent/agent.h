@@ -24,6 +24,13 @@ struct agent_cgroup {
 	/* Its rule's container_roots as resolved in it: roots of the rule's policy id. */
 	struct root_spec *container_roots;
 	size_t n_container_roots;
+	/*
+	 * A container left unresolved (its bundle or its pod's labels could not
+	 * be read): the tries made since, and when the next is due
+	 * (CLOCK_MONOTONIC, ms); 0 when resolved.
+	 */
+	unsigned int resolve_tries;
+	__u64 resolve_at_ms;
 };
 
 /* An inotify watch on a cgroup directory. */
@@ -74,6 +81,13 @@ int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u3
 
 /* Binds the cgroups created since the last call (and watches them); returns how many. */
 int agent_tree_read_events(struct agent_tree *tree, bool log_binds);
+
+/*
+ * Tries the unresolved containers whose try is due at now_ms again, each with
+ * its own back-off (1 s, doubled up to 30 s) until resolved or removed; each
+ * try and its outcome is logged. Returns when the next is due, 0 if none is.
+ */
+__u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms);
 
 const struct agent_cgroup *agent_tree_find(const struct agent_tree *tree, __u64 id);
 void agent_tree_free(struct agent_tree *tree);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -388,6 +389,39 @@ static int join(char *out, size_t outlen, const char *dir, const char *name)
 	return len < 0 || (size_t)len >= outlen ? -ENAMETOOLONG : 0;
 }
 
+#define RESOLVE_RETRY_FIRST_MS 1000
+#define RESOLVE_RETRY_MAX_MS   30000
+
+static __u64 monotonic_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (__u64)now.tv_sec * 1000 + (__u64)now.tv_nsec / 1000000;
+}
+
+/* 2 s after the first retry, doubled each time up to 30 s. */
+static __u64 resolve_backoff_ms(unsigned int tries)
+{
+	__u64 delay = (__u64)RESOLVE_RETRY_FIRST_MS << (tries < 5 ? tries : 5);
+
+	return delay < RESOLVE_RETRY_MAX_MS ? delay : RESOLVE_RETRY_MAX_MS;
+}
+
+/*
+ * A container bound unresolved is tried again from a second on; a retry
+ * already scheduled it (agent_tree_retry_unresolved). One resolved is not.
+ */
+static void schedule_resolve(struct agent_cgroup *cg, bool unresolved)
+{
+	if (!unresolved) {
+		cg->resolve_tries = 0;
+		cg->resolve_at_ms = 0;
+	} else if (!cg->resolve_at_ms) {
+		cg->resolve_at_ms = monotonic_ms() + RESOLVE_RETRY_FIRST_MS;
+	}
+}
+
 /*
  * The agent's own cgroup is never bound: bpf() and signals to the agent would
  * be denied, and with them every reload and a clean stop.
@@ -484,6 +518,8 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 			ret = policy_maps_mark_started(tree->maps, id);
 		if (!ret)
 			ret = remember(tree, id, path, rule, boundary, have_meta ? &meta : NULL);
+		if (!ret && container)
+			schedule_resolve(find_path(tree, path), rule == unresolved);
 		if (!ret && roots) {
 			struct agent_cgroup *cg = find_path(tree, path);
 
@@ -536,6 +572,51 @@ int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u3
 	tree->set = set;
 	tree->first_id = first_id;
 	return visit(tree, "/", -1, 0, false);
+}
+
+/* The rule and boundary a cgroup's parent was bound to; -1 when it was not. */
+static int parent_binding(const struct agent_tree *tree, const char *path, __u64 *boundary)
+{
+	char parent[PATH_MAX];
+	const struct agent_cgroup *cg;
+	char *slash;
+
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (slash)
+		slash[slash == parent] = '\0'; /* "/a" -> "/" */
+	cg = slash ? find_path(tree, parent) : NULL;
+	*boundary = cg ? cg->boundary_id : 0;
+	return cg ? cg->rule : -1;
+}
+
+__u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
+{
+	__u64 next = 0;
+
+	/* By index: a visit may grow the table. */
+	for (size_t i = 0; i < tree->n_cgroups; i++) {
+		struct agent_cgroup *cg = &tree->cgroups[i];
+		char path[PATH_MAX];
+		__u64 boundary;
+		int parent_rule, ret;
+
+		if (cg->resolve_at_ms && cg->resolve_at_ms <= now_ms) {
+			cg->resolve_tries++;
+			cg->resolve_at_ms = now_ms + resolve_backoff_ms(cg->resolve_tries);
+			snprintf(path, sizeof(path), "%s", cg->path);
+			fprintf(stderr, "cgward: agent: %s: unresolved container, try %u\n", path,
+				cg->resolve_tries);
+			parent_rule = parent_binding(tree, path, &boundary);
+			ret = visit(tree, path, parent_rule, boundary, true);
+			if (ret)
+				fprintf(stderr, "cgward: agent: %s: %s\n", path, strerror(-ret));
+			cg = &tree->cgroups[i];
+		}
+		if (cg->resolve_at_ms && (!next || cg->resolve_at_ms < next))
+			next = cg->resolve_at_ms;
+	}
+	return next;
 }
 
 static const char *watch_path(const struct agent_tree *tree, int wd)

@@ -71,6 +71,12 @@ struct plane_agent_policy {
 	__u32 n_rules;
 	char sha256[POLICY_SHA256_SIZE]; /* of the file's content */
 	char path[PATH_MAX];
+	/*
+	 * The deny_events losses the agents' event streams have reported: the
+	 * kernel's count runs from the plane's load, and an agent that
+	 * replaces another reports only what was lost after.
+	 */
+	__u64 events_lost_reported;
 };
 
 /* Creates maps/agent_policy (pinned) when missing, and writes policy into it. */
