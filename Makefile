@@ -373,7 +373,7 @@ test-vm-kernels: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) 
 
 # Debian's containerd and runc in the VM, pods made through CRI by tests/kubernetes/cri.mjs
 # (npm's @grpc/grpc-js), confined by the agent.
-test-kubernetes: all
+test-kubernetes: all $(BUILD)/other/cgward
 	tests/kubernetes/run
 
 # The Python client: its arguments and its handling of cgward exec (a stand-in

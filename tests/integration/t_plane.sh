@@ -211,6 +211,15 @@ expect_no_gap() {
 	[ "$(loop_count "$1" inside_ok)" -gt 0 ] || fail "no write inside: $(cat "$1")"
 }
 
+# within_overlap COUNTED DENIED: COUNTED is DENIED, or a few more. While a
+# hook has the old build's program and the new one's attached (from the new
+# link's attach to the old one's release, per hook), the kernel runs both:
+# a write denied then is denied, counted and reported by each. A handful
+# per upgrade; an event missing is never tolerated.
+within_overlap() {
+	[ "$1" -ge "$2" ] && [ "$1" -le $(($2 + 16)) ]
+}
+
 # accounted_denies EVENTS: the denies delivered in EVENTS, plus the losses it reports.
 accounted_denies() {
 	jq -n '[inputs | if .verdict == "deny" then 1 elif .op == "lost" then .count else 0 end]
@@ -257,7 +266,7 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	expect_no_gap "$T/job.counts"
 	expect_no_gap "$T/run.counts"
 	denied=$(policy_info denied ".owner_pid == $run")
-	[ "$denied" = "$(loop_count "$T/run.counts" outside_denied)" ] ||
+	within_overlap "$denied" "$(loop_count "$T/run.counts" outside_denied)" ||
 		fail "the run's denies: kernel $denied, $(cat "$T/run.counts")"
 	touch "$T/end"
 	expect_status 0 wait "$run"
@@ -268,7 +277,7 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	AGENT_PID=
 	# The agent's stream has the run's denies too.
 	denied=$((denied + $(loop_count "$T/job.counts" outside_denied)))
-	[ "$(accounted_denies "$EV")" = "$denied" ] ||
+	within_overlap "$(accounted_denies "$EV")" "$denied" ||
 		fail "the agent's events: $(accounted_denies "$EV") of $denied"
 	agent_stop
 }

@@ -81,7 +81,8 @@ run_pod() {
 }
 
 # create_container SANDBOX NAMESPACE NAME UID CONTAINER SCRIPT [MOUNTS-JSON [ANNOTATIONS-JSON]]:
-# busybox sh -c SCRIPT; prints the container id.
+# busybox sh -c SCRIPT (its newlines and tabs become spaces: end commands with ;);
+# prints the container id.
 create_container() {
 	local sandbox=$1 config script
 	config=$(pod_config "$2" "$3" "$4" "{}" "${8:-{\}}")

@@ -594,7 +594,7 @@ __u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
 {
 	__u64 next = 0;
 
-	/* By index: a visit may grow the table. */
+	/* By index: a visit may grow the table, or shrink it. */
 	for (size_t i = 0; i < tree->n_cgroups; i++) {
 		struct agent_cgroup *cg = &tree->cgroups[i];
 		char path[PATH_MAX];
@@ -611,6 +611,8 @@ __u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
 			ret = visit(tree, path, parent_rule, boundary, true);
 			if (ret)
 				fprintf(stderr, "cgward: agent: %s: %s\n", path, strerror(-ret));
+			if (i >= tree->n_cgroups)
+				break; /* it was forgotten (no longer selected), the last one */
 			cg = &tree->cgroups[i];
 		}
 		if (cg->resolve_at_ms && (!next || cg->resolve_at_ms < next))
