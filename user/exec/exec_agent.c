@@ -190,16 +190,21 @@ int exec_agent_end(int fd, __u64 *events_lost, bool *oom_killed)
 	struct pollfd answer = {.fd = fd, .events = POLLIN};
 	json_t *json;
 	size_t n_fds;
-	int ret = 0;
+	ssize_t n;
 
 	/* The agent may have ended the run first (its cgroup emptied): its answer waits. */
 	exec_message_send(fd, end, sizeof(end) - 1, NULL, 0);
 	if (poll(&answer, 1, END_REPLY_TIMEOUT_MS) != 1)
-		ret = -ETIMEDOUT;
-	if (ret == 0 && exec_message_recv(fd, reply, sizeof(reply), NULL, 0, &n_fds, 0) <= 0)
-		ret = -ECONNRESET;
-	if (ret)
-		return ret;
+		return -ETIMEDOUT;
+	n = exec_message_recv(fd, reply, sizeof(reply), NULL, 0, &n_fds, 0);
+	/*
+	 * When the agent closed with our "end" unread, the kernel reports
+	 * ECONNRESET once, before the answer queued ahead of it.
+	 */
+	if (n == -ECONNRESET)
+		n = exec_message_recv(fd, reply, sizeof(reply), NULL, 0, &n_fds, MSG_DONTWAIT);
+	if (n <= 0)
+		return n ? (int)n : -ECONNRESET;
 	json = json_loads(reply, 0, NULL);
 	*events_lost = (__u64)json_integer_value(json_object_get(json, "events_lost"));
 	*oom_killed = json_is_true(json_object_get(json, "oom_killed"));
