@@ -35,7 +35,6 @@
 #include "wait_loop.h"
 
 #define CGROUP_REMOVE_TIMEOUT_MS 5000
-#define PENDING_MAX		 (sizeof(((struct exec_service *)0)->pending) / sizeof(int))
 
 /* One confined run: everything the agent must undo once its cgroup is empty. */
 struct exec_service_run {
@@ -510,6 +509,20 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	json_decref(line);
 }
 
+/* What the run holds in this process; its cgroup and maps are left as they are. */
+static void free_run(struct exec_service_run *run)
+{
+	for (size_t i = 0; run->roots && i < run->n_roots; i++)
+		root_close(&run->roots[i]);
+	if (run->ring_fd >= 0)
+		close(run->ring_fd);
+	if (run->conn_fd >= 0)
+		close(run->conn_fd);
+	free(run->roots);
+	free(run->nodes);
+	free(run);
+}
+
 /* Undoes what the run holds: its cgroup first, so that no process is left with a half policy. */
 static void release_run(struct exec_service *svc, struct exec_service_run *run, __u64 *events_lost,
 			bool *oom_killed)
@@ -534,15 +547,7 @@ static void release_run(struct exec_service *svc, struct exec_service_run *run, 
 		policy_maps_delete_roots(svc->maps, run->policy_id, run->nodes, run->n_nodes);
 		policy_maps_delete_exec(svc->maps, run->policy_id, run->roots, run->n_roots);
 	}
-	for (size_t i = 0; run->roots && i < run->n_roots; i++)
-		root_close(&run->roots[i]);
-	if (run->ring_fd >= 0)
-		close(run->ring_fd);
-	if (run->conn_fd >= 0)
-		close(run->conn_fd);
-	free(run->roots);
-	free(run->nodes);
-	free(run);
+	free_run(run);
 }
 
 static int add_run(struct exec_service *svc, struct exec_service_run *run)
@@ -678,10 +683,10 @@ static void accept_requests(struct exec_service *svc)
 
 		if (fd < 0)
 			return;
-		for (i = 0; i < PENDING_MAX && svc->pending[i] >= 0; i++)
+		for (i = 0; i < EXEC_SERVICE_PENDING && svc->pending[i] >= 0; i++)
 			;
 		/* Callers that connect and send nothing must not hold the agent: drop beyond. */
-		if (i == PENDING_MAX || wait_loop_watch(svc->epoll_fd, fd)) {
+		if (i == EXEC_SERVICE_PENDING || wait_loop_watch(svc->epoll_fd, fd)) {
 			close(fd);
 			continue;
 		}
@@ -739,9 +744,15 @@ static void read_run_conn(struct exec_service *svc, size_t i)
 	ssize_t n =
 	    exec_message_recv(run->conn_fd, text, sizeof(text), NULL, 0, &n_fds, MSG_DONTWAIT);
 
+	json_t *msg;
+	bool end;
+
 	if (n == -EAGAIN)
 		return;
-	if (n > 0 && strstr(text, "\"end\"")) {
+	msg = n > 0 ? json_loads(text, 0, NULL) : NULL;
+	end = strcmp(json_string_value(json_object_get(msg, "op")) ?: "", "end") == 0;
+	json_decref(msg);
+	if (end) {
 		end_run(svc, i);
 		return;
 	}
@@ -787,7 +798,7 @@ void exec_service_serve(struct exec_service *svc)
 		} else if (fd == svc->inotify_fd) {
 			end_empty_runs(svc);
 		} else {
-			for (size_t i = 0; i < PENDING_MAX; i++) {
+			for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
 				if (svc->pending[i] == fd)
 					read_pending(svc, i);
 			}
@@ -821,24 +832,13 @@ void exec_service_collect(struct exec_service *svc)
 
 void exec_service_close(struct exec_service *svc)
 {
-	for (size_t i = 0; i < PENDING_MAX; i++) {
+	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
 		if (svc->pending[i] >= 0)
 			close(svc->pending[i]);
 	}
-	for (size_t i = 0; i < svc->n_runs; i++) {
-		struct exec_service_run *run = svc->runs[i];
-
-		/* Still running: it stays confined; the next agent removes it once empty. */
-		for (size_t r = 0; r < run->n_roots; r++)
-			root_close(&run->roots[r]);
-		if (run->ring_fd >= 0)
-			close(run->ring_fd);
-		if (run->conn_fd >= 0)
-			close(run->conn_fd);
-		free(run->roots);
-		free(run->nodes);
-		free(run);
-	}
+	/* The runs still going stay confined; the next agent removes them once empty. */
+	for (size_t i = 0; i < svc->n_runs; i++)
+		free_run(svc->runs[i]);
 	free(svc->runs);
 	free(svc->users);
 	if (svc->listen_fd >= 0) {

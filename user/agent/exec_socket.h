@@ -18,6 +18,9 @@
 #include "policy.h"
 #include "policy_maps.h"
 
+/* Connections whose request is not read yet: more are closed at once. */
+#define EXEC_SERVICE_PENDING 64
+
 struct exec_service_run;
 struct exec_service_user;
 
@@ -29,8 +32,8 @@ struct exec_service {
 	char slice[PATH_MAX];
 	const struct policy_maps *maps;
 	const struct cgroup_layout *layout;
-	FILE *sink;	 /* the agent's event stream: one line per request */
-	int pending[64]; /* connected, request not yet read; -1: free */
+	FILE *sink;			   /* the agent's event stream: one line per request */
+	int pending[EXEC_SERVICE_PENDING]; /* connected, request not yet read; -1: free */
 	struct exec_service_run **runs;
 	size_t n_runs, cap_runs;
 	struct exec_service_user *users;
