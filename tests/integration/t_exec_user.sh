@@ -24,6 +24,8 @@ user_dirs() {
 # user_agent_start [EXEC_SOCKET_YAML]: an agent whose policy binds nothing,
 # with the exec_socket key given, in $SUITE_CGROUP/agent.
 user_agent_start() {
+	local readies
+	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
 	mkdir -p "$T/agent-root" "$SUITE_CGROUP/agent"
 	agent_policy quiet "$T/agent-root" false "/no-such-cgroup-*" >"$T/policy.yaml"
 	[ -z "${1:-}" ] || printf 'exec_socket: %s\n' "$1" >>"$T/policy.yaml"
@@ -33,7 +35,7 @@ user_agent_start() {
 		2>>"$T/agent.log" &
 	AGENT_PID=$!
 	trap user_agent_stop EXIT
-	agent_wait_log "ready:"
+	agent_wait_log "ready:" $((readies + 1))
 	SLICE=$SUITE_CGROUP/cgward.slice
 }
 
@@ -224,5 +226,29 @@ test_exec_user_16_concurrent_runs_are_enforced() {
 		expect_content "$UW/in-$i" "$i"
 		expect_absent "$UO/out-$i"
 	done
+	wait_no_runs
+}
+
+# The agent restarted while a run goes on: the run stays confined, its events
+# still reach the caller, and the new agent removes its cgroup once it ends.
+test_exec_user_agent_restart_keeps_the_run_confined() {
+	local client
+	user_dirs
+	user_agent_start
+	as_user "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/started
+		while [ ! -e $UW/go ]; do sleep 0.1; done
+		echo out >$UO/out; echo \$? >$UW/status" 2>"$T/client.err" &
+	client=$!
+	wait_file "$UW/started"
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID" || true
+	AGENT_PID=
+	user_agent_start
+	touch "$UW/go"
+	wait "$client" || true
+	expect_absent "$UO/out"
+	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
+	grep '^{' "$T/client.err" | jq -e "select(.verdict == \"deny\" and .path == \"$UO/out\")" \
+		>/dev/null || fail "no deny event: $(cat "$T/client.err")"
 	wait_no_runs
 }

@@ -750,14 +750,13 @@ static void collect_garbage(struct agent *a)
 	if (read(a->gc_timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
 		return;
 	cgroup_gc(&a->layout, NULL, false, stderr);
-	exec_service_collect(&a->exec);
 	if (exec_policies_gc(&a->maps, stderr) < 0)
 		fprintf(stderr, "cgward: agent: cannot collect exec policies\n");
 }
 
 /*
  * The exec socket, as the policy file (read at start) or --exec-socket sets
- * it; the runs an earlier agent left, once empty, are removed.
+ * it; the runs an earlier agent left are adopted.
  */
 static int start_exec_service(struct agent *a)
 {
@@ -774,7 +773,7 @@ static int start_exec_service(struct agent *a)
 		fprintf(stderr, "cgward: agent: %s\n", err);
 		return ret;
 	}
-	exec_service_collect(&a->exec);
+	exec_service_adopt(&a->exec);
 	if (config.path[0])
 		fprintf(stderr,
 			"cgward: agent: confining cgward exec runs of other users, asked "

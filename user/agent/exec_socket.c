@@ -29,7 +29,6 @@
 #include "exec_message.h"
 #include "exec_run.h"
 #include "exec_socket.h"
-#include "gc.h"
 #include "json.h"
 #include "roots.h"
 #include "wait_loop.h"
@@ -812,20 +811,71 @@ void exec_service_serve(struct exec_service *svc)
 	}
 }
 
-void exec_service_collect(struct exec_service *svc)
+/*
+ * A run an earlier agent bound (it was restarted): adopted, so that it ends
+ * as the others do, once empty. Its roots are found by its policy id.
+ */
+static void adopt_run(struct exec_service *svc, const char *path, uid_t uid)
+{
+	struct exec_service_run *run = calloc(1, sizeof(*run));
+	struct exec_service_user *user = find_user(svc, uid);
+	struct cgward_cgroup_policy binding;
+	char events[PATH_MAX + 16];
+
+	if (!run || !user) {
+		free(run);
+		return;
+	}
+	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .ring_fd = -1};
+	snprintf(run->cgroup.path, sizeof(run->cgroup.path), "%s", path);
+	run->cgroup_created = cgroup_read_id(path, &run->cgroup.id) == 0;
+	if (run->cgroup_created &&
+	    policy_maps_get_binding(svc->maps, run->cgroup.id, &binding) == 0 &&
+	    binding.policy_id >= CGWARD_EXEC_POLICY_MIN)
+		run->policy_id = binding.policy_id;
+	if (!run->cgroup_created || add_run(svc, run)) {
+		free_run(run);
+		return;
+	}
+	user->runs++;
+	snprintf(events, sizeof(events), "%s/cgroup.events", path);
+	inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
+	if (!is_populated(run))
+		end_run(svc, svc->n_runs - 1);
+}
+
+/* Every run's cgroup directly under dir (a user's), adopted. */
+static void adopt_user_runs(struct exec_service *svc, const char *dir, uid_t uid)
+{
+	char path[PATH_MAX];
+	struct dirent *entry;
+	DIR *runs = opendir(dir);
+	pid_t creator;
+
+	while (runs && (entry = readdir(runs))) {
+		if (exec_cgroup_name_parse(entry->d_name, &creator) &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name) <
+			sizeof(path))
+			adopt_run(svc, path, uid);
+	}
+	if (runs)
+		closedir(runs);
+}
+
+void exec_service_adopt(struct exec_service *svc)
 {
 	char dir[PATH_MAX];
 	struct dirent *entry;
+	unsigned int uid;
 	DIR *users;
 
 	if (!svc->slice[0] || !(users = opendir(svc->slice)))
 		return;
 	while ((entry = readdir(users))) {
-		if (strncmp(entry->d_name, "user-", 5) != 0)
-			continue;
-		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", svc->slice, entry->d_name) <
-		    sizeof(dir))
-			cgroup_gc(svc->layout, dir, false, stderr);
+		if (sscanf(entry->d_name, "user-%u", &uid) == 1 &&
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", svc->slice, entry->d_name) <
+			sizeof(dir))
+			adopt_user_runs(svc, dir, (uid_t)uid);
 	}
 	closedir(users);
 }

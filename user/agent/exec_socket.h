@@ -56,12 +56,12 @@ int exec_service_fd(const struct exec_service *svc);
 void exec_service_serve(struct exec_service *svc);
 
 /*
- * The runs' cgroups of an agent that is gone (restarted), once empty, and
- * their policies: as cgward gc does beneath each user's cgroup.
+ * Takes over the runs an earlier agent (restarted) left: each ends, as the
+ * runs of this agent do, once its cgroup is empty.
  */
-void exec_service_collect(struct exec_service *svc);
+void exec_service_adopt(struct exec_service *svc);
 
-/* Stops listening; the runs stay confined, their cgroups collected by the next agent. */
+/* Stops listening; the runs stay confined, adopted by the next agent. */
 void exec_service_close(struct exec_service *svc);
 
 #endif
