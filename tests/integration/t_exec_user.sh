@@ -68,19 +68,19 @@ test_exec_user_writes_inside_and_is_denied_outside() {
 	expect_content "$UW/in" in
 	expect_absent "$UO/out"
 	# The deny event, on the user's stderr, with the user's uid.
-	grep '^{' <<<"$err" | jq -e "select(.verdict == \"deny\" and .path == \"$UO/out\"
+	grep '^{' <<<"$err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\"
 		and .uid == $USER_UID and (.cgroup | contains(\"/cgward.slice/user-$USER_UID/cgward-\")))" \
 		>/dev/null || fail "no deny event on stderr: $err"
 	[ "$(grep -c '^cgward:' <<<"$err")" -eq 0 ] || fail "cgward's messages: $err"
 	# The request, in the agent's stream.
 	wait_line "$AEV" '"op":"exec_request"'
-	jq -e "select(.op == \"exec_request\" and .result == \"ok\" and .uid == $USER_UID
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"ok\" and .uid == $USER_UID
 		and .roots == [\"$UW\"])" "$AEV" >/dev/null || fail "agent events: $(cat "$AEV")"
 	# --events FILE, opened by the caller.
 	as_user "$CGWARD" exec --root "$UW" --events "$UW/ev.jsonl" -- sh -c ": >$UO/out2" ||
 		true
 	expect_absent "$UO/out2"
-	jq -e "select(.verdict == \"deny\" and .path == \"$UO/out2\")" "$UW/ev.jsonl" \
+	jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out2\")" "$UW/ev.jsonl" \
 		>/dev/null || fail "events file: $(cat "$UW/ev.jsonl")"
 	wait_no_runs
 }
@@ -248,7 +248,7 @@ test_exec_user_agent_restart_keeps_the_run_confined() {
 	wait "$client" || true
 	expect_absent "$UO/out"
 	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
-	grep '^{' "$T/client.err" | jq -e "select(.verdict == \"deny\" and .path == \"$UO/out\")" \
+	grep '^{' "$T/client.err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\")" \
 		>/dev/null || fail "no deny event: $(cat "$T/client.err")"
 	wait_no_runs
 }

@@ -356,21 +356,19 @@ static int exec_error_status(int err, const char *cmd)
  */
 static int confine_through_agent(struct execution *x, pid_t pid)
 {
+	static struct root_spec nodes[2 * EXEC_MAX_ROOTS]; /* --allow-unix, then --allow-dev */
 	struct exec_agent_ask ask = {.pid = pid,
 				     .argv0 = x->req->argv[0],
 				     .policy_flags = x->req->policy_flags,
 				     .memory_mib = x->req->memory_mib,
 				     .roots = x->roots,
 				     .n_roots = x->n_roots,
-				     .nodes = x->unix_sockets,
-				     .n_nodes = x->n_unix_sockets};
-	struct root_spec nodes[2 * EXEC_MAX_ROOTS];
+				     .nodes = nodes,
+				     .n_nodes = x->n_unix_sockets + x->n_devices};
 	int ret;
 
 	memcpy(nodes, x->unix_sockets, x->n_unix_sockets * sizeof(*nodes));
 	memcpy(nodes + x->n_unix_sockets, x->devices, x->n_devices * sizeof(*nodes));
-	ask.nodes = nodes;
-	ask.n_nodes = x->n_unix_sockets + x->n_devices;
 	ret = exec_agent_confine(x->agent_fd, &ask, &x->grant);
 	if (ret == 0) {
 		x->ring_fd = x->grant.ring_fd;
