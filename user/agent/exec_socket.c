@@ -422,11 +422,47 @@ static int user_dir(const struct exec_service *svc, uid_t uid, bool memory, char
 	return ret;
 }
 
+/* The cgroup.procs of the cgroup2 cgroup pid is in now, to move it back to. */
+static int read_origin(const struct exec_service *svc, pid_t pid, char *origin_procs, size_t size,
+		       char *err, size_t errlen)
+{
+	char path[64], line[PATH_MAX + 8];
+	FILE *f;
+	int ret = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "0::", 3) == 0 &&
+		    (size_t)snprintf(origin_procs, size, "%s%s/cgroup.procs", svc->layout->unified,
+				     line + 3) < size) {
+			ret = 0;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (ret)
+		snprintf(err, errlen, "cannot read the cgroup of process %d", pid);
+	return ret;
+}
+
+static void move_back(const char *origin_procs, pid_t pid)
+{
+	FILE *procs = fopen(origin_procs, "w");
+
+	if (procs) {
+		fprintf(procs, "%d\n", pid);
+		fclose(procs);
+	}
+}
+
 /* The maps first, then the cgroup bound to them, then the caller's child moved in. */
 static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_t pid, int pidfd,
 		    __u32 flags, __u64 memory_mib, char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], origin_procs[PATH_MAX];
 	int ret = policy_maps_claim_exec_id(svc->maps, "exec", (__u32)getpid(), &run->policy_id);
 
 	if (ret == 0) {
@@ -455,8 +491,15 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 			snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));
 	}
 	if (ret == 0)
+		ret = read_origin(svc, pid, origin_procs, sizeof(origin_procs), err, errlen);
+	if (ret == 0)
 		ret = exec_cgroup_attach(&run->cgroup, pid, err, errlen);
 	if (ret == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
+		/*
+		 * Reaped, so its pid may have been reused by the process just
+		 * moved: that one goes back, and is not killed with the cgroup.
+		 */
+		move_back(origin_procs, pid);
 		snprintf(err, errlen, "process %d ended before it was confined", pid);
 		ret = -ESRCH;
 	}
