@@ -47,7 +47,18 @@ static const struct error_fixture error_fixtures[] = {
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
        "read_only, mode, mandatory, network, unix_outside, private_tmp, container_roots, "
        "allow_devices)"},
-      {8, 1, "unknown key 'version' in the file (expected policies)"}}},
+      {8, 1, "unknown key 'version' in the file (expected policies, exec_socket)"}}},
+    {"bad_exec_socket.yaml",
+     {{6, 9, "'path' must be an absolute path shorter than 108 bytes"},
+      {7, 9, "'mode' must be an octal mode up to 0777, not '0999'"},
+      {8, 10, "'group': no group 'cgward-unit-no-such-group' on this host"},
+      {9, 22, "'max_runs_per_user' must be a whole number from 1 to 65536, not '0'"},
+      {10, 24, "'requests_per_second' must be a whole number from 1 to 100000, not '-3'"},
+      {11, 18, "'request_burst' must be a whole number from 1 to 100000, not 'many'"},
+      {12, 3,
+       "unknown key 'socket' in 'exec_socket' (expected path, mode, group, "
+       "max_runs_per_user, requests_per_second, request_burst)"}}},
+    {"exec_socket_word.yaml", {{5, 14, "'exec_socket' must be off or a mapping, not 'on'"}}},
     {"wrong_types.yaml",
      {{2, 11, "'name' must be a string, not a list"},
       {4, 16, "'cgroups' must be a list, not a string"},
@@ -290,6 +301,53 @@ static void test_valid_file(void **state)
 	assert_false(pod->no_unix_outside);
 	policy_set_free(&set);
 	assert_null(set.rules);
+}
+
+/* exec_socket: its defaults when absent, each key set, and off. */
+static void test_exec_socket(void **state)
+{
+	static const char *const base = "policies:\n"
+					"  - name: a\n"
+					"    selector: {cgroups: [/a]}\n"
+					"    write_roots: [" ROOTS "/work]\n";
+	char text[1024];
+	struct policy_file file = {.content = text};
+	struct policy_diags diags;
+	struct policy_set set;
+
+	(void)state;
+	file.len = (size_t)snprintf(text, sizeof(text), "%s", base);
+	assert_int_equal(policy_parse(&file, &set, &diags), 0);
+	assert_string_equal(set.exec_socket.path, "/run/cgward/exec.sock");
+	assert_int_equal(set.exec_socket.mode, 0666);
+	assert_false(set.exec_socket.has_group);
+	assert_int_equal(set.exec_socket.max_runs_per_user, 128);
+	assert_int_equal(set.exec_socket.requests_per_second, 20);
+	assert_int_equal(set.exec_socket.request_burst, 200);
+	policy_set_free(&set);
+	policy_diags_free(&diags);
+
+	file.len = (size_t)snprintf(text, sizeof(text),
+				    "%sexec_socket: {path: /run/x.sock, mode: 0660, group: 0, "
+				    "max_runs_per_user: 4, requests_per_second: 2, "
+				    "request_burst: 3}\n",
+				    base);
+	assert_int_equal(policy_parse(&file, &set, &diags), 0);
+	assert_string_equal(set.exec_socket.path, "/run/x.sock");
+	assert_int_equal(set.exec_socket.mode, 0660);
+	assert_true(set.exec_socket.has_group);
+	assert_int_equal(set.exec_socket.group, 0);
+	assert_int_equal(set.exec_socket.max_runs_per_user, 4);
+	assert_int_equal(set.exec_socket.requests_per_second, 2);
+	assert_int_equal(set.exec_socket.request_burst, 3);
+	policy_set_free(&set);
+	policy_diags_free(&diags);
+
+	file.len = (size_t)snprintf(text, sizeof(text), "%sexec_socket: off\n", base);
+	assert_int_equal(policy_parse(&file, &set, &diags), 0);
+	assert_string_equal(set.exec_socket.path, "");
+	policy_set_free(&set);
+	policy_diags_free(&diags);
 }
 
 /* The nesting check walks the directories, so a symlinked parent in the spelling is fine. */
@@ -667,6 +725,7 @@ int main(void)
 {
 	static const struct CMUnitTest fixed_tests[] = {
 	    cmocka_unit_test(test_valid_file),
+	    cmocka_unit_test(test_exec_socket),
 	    cmocka_unit_test(test_read_only_through_symlinked_parent),
 	    cmocka_unit_test(test_too_many_rules),
 	    cmocka_unit_test(test_too_many_roots),

@@ -28,6 +28,8 @@
 #include "event_socket.h"
 #include "event_stream.h"
 #include "events.h"
+#include "exec_message.h"
+#include "exec_socket.h"
 #include "exit_codes.h"
 #include "gc.h"
 #include "json.h"
@@ -45,6 +47,7 @@ struct agent_options {
 	const char *metrics_address; /* --metrics ADDR:PORT, or NULL: not served */
 	const char *bundle_dirs[16]; /* --bundles DIR..., or the CRI runtimes' defaults */
 	const char *cri_socket;	     /* --cri-socket PATH: pods' labels */
+	const char *exec_socket;     /* --exec-socket PATH or off; NULL: the policy file's */
 	size_t n_bundle_dirs;
 	bool unload;
 	bool force;
@@ -68,6 +71,8 @@ struct agent {
 	int events_fd; /* --events FILE, or -1 */
 	struct event_socket socket;
 	bool socket_open;
+	struct exec_service exec; /* confines commands for users who are not root */
+	bool exec_open;
 	int policy_watch_fd;
 	int policy_dir_wd;		       /* the policy file's directory */
 	int policy_target_wd;		       /* the directory of the file it resolves to, or -1 */
@@ -87,6 +92,7 @@ struct agent {
 static const char usage[] =
     "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
     "                    [--metrics [ADDR:]PORT] [--bundles DIR]... [--cri-socket PATH]\n"
+    "                    [--exec-socket PATH|off]\n"
     "       cgward agent --unload [--force] [--bpffs DIR]\n"
     "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
     "\n"
@@ -102,6 +108,11 @@ static const char usage[] =
     "                     they always go to stdout\n"
     "      --socket PATH  serve them to cgward events on this unix socket, root's\n"
     "                     only (default " EVENT_SOCKET_PATH ")\n"
+    "      --exec-socket PATH|off\n"
+    "                     confine cgward exec runs of users who are not root,\n"
+    "                     asked on this socket (default the policy file's\n"
+    "                     exec_socket, else " EXEC_SOCKET_PATH ", mode 0666);\n"
+    "                     off: not served\n"
     "      --bpffs DIR    where to pin (default " PLANE_DIR ")\n"
     "      --unload       remove the pins under DIR: enforcement ends (as cgward\n"
     "                     unload); refused while cgroups are bound\n"
@@ -135,7 +146,8 @@ enum {
 	OPT_FORCE,
 	OPT_METRICS,
 	OPT_BUNDLES,
-	OPT_CRI_SOCKET
+	OPT_CRI_SOCKET,
+	OPT_EXEC_SOCKET
 };
 
 static const struct option long_options[] = {
@@ -148,6 +160,7 @@ static const struct option long_options[] = {
     {"metrics", required_argument, NULL, OPT_METRICS},
     {"bundles", required_argument, NULL, OPT_BUNDLES},
     {"cri-socket", required_argument, NULL, OPT_CRI_SOCKET},
+    {"exec-socket", required_argument, NULL, OPT_EXEC_SOCKET},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -194,6 +207,18 @@ static int parse_options(int argc, char **argv, struct agent_options *opt)
 			break;
 		case OPT_CRI_SOCKET:
 			opt->cri_socket = optarg;
+			break;
+		case OPT_EXEC_SOCKET:
+			if (strcmp(optarg, "off") != 0 &&
+			    (optarg[0] != '/' ||
+			     strlen(optarg) >= sizeof(((struct exec_socket_config *)0)->path))) {
+				fprintf(stderr,
+					"cgward: agent: --exec-socket must be off or an absolute "
+					"path shorter than 108 bytes\n%s",
+					usage);
+				return -EINVAL;
+			}
+			opt->exec_socket = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -729,11 +754,40 @@ static void collect_garbage(struct agent *a)
 		fprintf(stderr, "cgward: agent: cannot collect exec policies\n");
 }
 
+/*
+ * The exec socket, as the policy file (read at start) or --exec-socket sets
+ * it; the runs an earlier agent left are adopted.
+ */
+static int start_exec_service(struct agent *a)
+{
+	struct exec_socket_config config = a->set.exec_socket;
+	char err[PATH_MAX + 128];
+	int ret;
+
+	if (a->opt.exec_socket)
+		snprintf(config.path, sizeof(config.path), "%s",
+			 strcmp(a->opt.exec_socket, "off") ? a->opt.exec_socket : "");
+	ret = exec_service_open(&a->exec, &config, &a->maps, &a->layout, a->sink, err, sizeof(err));
+	a->exec_open = true; /* closes what was opened, even on failure */
+	if (ret) {
+		fprintf(stderr, "cgward: agent: %s\n", err);
+		return ret;
+	}
+	exec_service_adopt(&a->exec);
+	if (config.path[0])
+		fprintf(stderr,
+			"cgward: agent: confining cgward exec runs of other users, asked "
+			"on %s\n",
+			config.path);
+	return 0;
+}
+
 /* The plane adopted or pinned, the policy applied, the watches and events set up. */
 static int set_up(struct agent *a)
 {
 	struct cgroup_layout *layout = &a->layout;
 	char err[PATH_MAX + 8192];
+	size_t ring_size;
 	int ret;
 
 	ret = cgroup_layout_detect("/proc/self/mountinfo", layout);
@@ -791,8 +845,11 @@ static int set_up(struct agent *a)
 	}
 	a->ctx = (struct event_context){
 	    .boot_to_realtime_ns = event_clock_offset(), .lookup = name_event, .lookup_arg = a};
-	ret = event_stream_open(&a->events, a->plane.deny_events_fd, event_stream_lost_per_cpu,
-				&a->plane.lost_events_fd, a->sink, &a->ctx);
+	ret = ring_reader_map_size(a->plane.deny_events_fd, &ring_size);
+	if (ret == 0)
+		ret = event_stream_open(&a->events, a->plane.deny_events_fd, ring_size,
+					event_stream_lost_per_cpu, &a->plane.lost_events_fd,
+					a->sink, &a->ctx);
 	a->events_open = ret == 0;
 	if (ret) {
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
@@ -810,6 +867,9 @@ static int set_up(struct agent *a)
 		fprintf(stderr, "cgward: agent: %s\n", err);
 		return ret;
 	}
+	ret = start_exec_service(a);
+	if (ret)
+		return ret;
 	a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	ret = a->epoll_fd < 0 ? -errno : 0;
 	if (ret == 0)
@@ -832,6 +892,8 @@ static int set_up(struct agent *a)
 		ret = wait_loop_watch(a->epoll_fd, a->policy_watch_fd);
 	if (ret == 0)
 		ret = wait_loop_watch(a->epoll_fd, event_socket_listen_fd(&a->socket));
+	if (ret == 0 && exec_service_fd(&a->exec) >= 0)
+		ret = wait_loop_watch(a->epoll_fd, exec_service_fd(&a->exec));
 	if (ret) {
 		fprintf(stderr, "cgward: agent: epoll: %s\n", strerror(-ret));
 		return ret;
@@ -882,6 +944,7 @@ static int serve(struct agent *a)
 		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
 			return EXIT_RUNTIME_ERROR;
 		event_socket_accept(&a->socket);
+		exec_service_serve(&a->exec);
 		drain_events(a);
 		collect_garbage(a);
 		ret = agent_tree_read_events(&a->tree, true);
@@ -923,6 +986,8 @@ static int unload(const struct agent_options *opt)
 static void agent_cleanup(struct agent *a)
 {
 	metrics_stop(a->metrics); /* first: its scrapes read the pinned maps */
+	if (a->exec_open)
+		exec_service_close(&a->exec);
 	if (a->events_open)
 		event_stream_close(&a->events);
 	if (a->plane_open)

@@ -27,9 +27,13 @@ static int bind_listener(int fd, const struct sockaddr_un *addr)
 /* An agent killed with -9 leaves its socket behind: nobody accepts on it. */
 static int replace_stale(int fd, const struct sockaddr_un *addr)
 {
-	int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int ret;
+	int type, probe, ret;
+	socklen_t len = sizeof(type);
 
+	/* A probe of another type would be refused (EPROTOTYPE) by a live listener too. */
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+		return -errno;
+	probe = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (probe < 0)
 		return -errno;
 	ret = connect(probe, (const struct sockaddr *)addr, sizeof(*addr)) ? -errno : 0;
@@ -67,9 +71,7 @@ int event_socket_open(struct event_socket *s, const char *path, char *err, size_
 		ret = -errno;
 		goto fail;
 	}
-	ret = bind_listener(s->listen_fd, &addr);
-	if (ret == -EADDRINUSE)
-		ret = replace_stale(s->listen_fd, &addr);
+	ret = unix_socket_bind(s->listen_fd, &addr);
 	if (ret == 0 && listen(s->listen_fd, 16))
 		ret = -errno;
 	if (ret == 0)
@@ -81,6 +83,13 @@ fail:
 		close(s->listen_fd);
 	s->listen_fd = -1;
 	return ret;
+}
+
+int unix_socket_bind(int fd, const struct sockaddr_un *addr)
+{
+	int ret = bind_listener(fd, addr);
+
+	return ret == -EADDRINUSE ? replace_stale(fd, addr) : ret;
 }
 
 int event_socket_listen_fd(const struct event_socket *s)

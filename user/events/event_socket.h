@@ -34,6 +34,14 @@ struct event_socket {
  */
 int event_socket_open(struct event_socket *s, const char *path, char *err, size_t errlen);
 int event_socket_listen_fd(const struct event_socket *s);
+
+struct sockaddr_un;
+/*
+ * Binds a unix socket of any type to addr, mode 0600 from its first instant;
+ * a stale socket file there (nobody accepts on it) is replaced, a live one
+ * is -EADDRINUSE.
+ */
+int unix_socket_bind(int fd, const struct sockaddr_un *addr);
 /* Accepts every waiting connection from root; others are closed at once. */
 void event_socket_accept(struct event_socket *s);
 /* Takes the agent's output bytes; each complete line goes to every subscriber. */

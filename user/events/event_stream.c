@@ -22,23 +22,23 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int event_stream_open(struct event_stream *stream, int ring_fd, event_lost_fn lost, void *lost_arg,
-		      FILE *sink, const struct event_context *ctx)
+int event_stream_open(struct event_stream *stream, int ring_fd, size_t ring_size,
+		      event_lost_fn lost, void *lost_arg, FILE *sink,
+		      const struct event_context *ctx)
 {
+	int ret;
+
 	*stream =
 	    (struct event_stream){.lost = lost, .lost_arg = lost_arg, .sink = sink, .ctx = ctx};
-	json_init(&stream->line);
-	stream->ring = ring_buffer__new(ring_fd, on_record, stream, NULL);
-	if (!stream->ring) {
-		json_free(&stream->line);
-		return -errno;
-	}
-	return 0;
+	ret = ring_reader_open(&stream->ring, ring_fd, ring_size);
+	if (ret == 0)
+		json_init(&stream->line);
+	return ret;
 }
 
 int event_stream_fd(const struct event_stream *stream)
 {
-	return ring_buffer__epoll_fd(stream->ring);
+	return stream->ring.fd;
 }
 
 /* The per-CPU counters of records the kernel could not queue, summed. */
@@ -62,7 +62,7 @@ __u64 event_stream_lost_per_cpu(void *arg)
 
 int event_stream_drain(struct event_stream *stream)
 {
-	int ret = ring_buffer__consume(stream->ring);
+	int ret = ring_reader_consume(&stream->ring, on_record, stream);
 	__u64 lost = stream->lost(stream->lost_arg);
 
 	if (lost > stream->lost_reported) {
@@ -75,6 +75,6 @@ int event_stream_drain(struct event_stream *stream)
 
 void event_stream_close(struct event_stream *stream)
 {
-	ring_buffer__free(stream->ring);
+	ring_reader_close(&stream->ring);
 	json_free(&stream->line);
 }

@@ -8,14 +8,13 @@
 
 #include "events.h"
 #include "json.h"
-
-struct ring_buffer;
+#include "ring_reader.h"
 
 /* How many events the kernel could not queue so far: a counter that only grows. */
 typedef __u64 (*event_lost_fn)(void *arg);
 
 struct event_stream {
-	struct ring_buffer *ring;
+	struct ring_reader ring;
 	event_lost_fn lost;
 	void *lost_arg;
 	__u64 lost_reported;
@@ -25,8 +24,10 @@ struct event_stream {
 	unsigned long long written;
 };
 
-int event_stream_open(struct event_stream *stream, int ring_fd, event_lost_fn lost, void *lost_arg,
-		      FILE *sink, const struct event_context *ctx);
+/* ring_size: the ring's data size (ring_reader_map_size); ring_fd stays the caller's. */
+int event_stream_open(struct event_stream *stream, int ring_fd, size_t ring_size,
+		      event_lost_fn lost, void *lost_arg, FILE *sink,
+		      const struct event_context *ctx);
 
 /* The event_lost_fn of the agent's ring buffer: arg points to the lost_events map's fd. */
 __u64 event_stream_lost_per_cpu(void *arg);

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "cgroup.h"
+#include "exec_agent.h"
 #include "event_stream.h"
 #include "exec_run.h"
 #include "exit_codes.h"
@@ -29,6 +30,15 @@
 /* What one execution holds, released in reverse order by exec_cleanup(). */
 struct execution {
 	const struct exec_request *req;
+	/*
+	 * Not root: the agent binds the run through its exec socket (agent_fd),
+	 * and owns its cgroup; it tells the lost count and OOM kill at the end.
+	 */
+	bool via_agent;
+	int agent_fd;
+	struct exec_agent_grant grant;
+	__u64 agent_events_lost;
+	bool agent_oom_killed;
 	struct root_spec roots[EXEC_MAX_ROOTS];
 	size_t n_roots;
 	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
@@ -207,6 +217,8 @@ static __u64 exec_events_lost(void *arg)
 	const struct execution *x = arg;
 	struct cgward_policy_info info;
 
+	if (x->via_agent)
+		return x->agent_events_lost;
 	return policy_maps_get_info(&x->plane.maps, x->policy_id, &info) ? 0 : info.events_lost;
 }
 
@@ -269,11 +281,36 @@ static int install_policy(struct execution *x)
 	return ret;
 }
 
-/* The plane adopted (or loaded), the policy, the cgroup, the event stream: everything but CMD. */
+/* The run's deny events, from its own ring buffer, as JSON lines to the sink. */
+static int open_events(struct execution *x, int ring_fd, size_t ring_size, const char *cgroup_path)
+{
+	int ret;
+
+	x->ctx = (struct event_context){.roots = x->roots,
+					.n_roots = x->n_roots,
+					.cgroup_path = cgroup_path,
+					.policy_name = "exec",
+					.boot_to_realtime_ns = event_clock_offset()};
+	ret = event_stream_open(&x->events, ring_fd, ring_size, exec_events_lost, x, x->sink,
+				&x->ctx);
+	x->events_open = ret == 0;
+	if (ret)
+		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
+	return ret;
+}
+
+/*
+ * The plane adopted (or loaded), the policy, the cgroup, the event stream:
+ * everything but CMD. Through the agent, only its socket: the agent binds
+ * CMD once it is at its gate (confine_through_agent).
+ */
 static int set_up_enforcement(struct execution *x)
 {
 	char err[PATH_MAX + 8192];
 	int ret;
+
+	if (x->via_agent)
+		return exec_agent_connect(&x->agent_fd);
 
 	ret = cgroup_layout_detect("/proc/self/mountinfo", &x->layout);
 	if (ret) {
@@ -304,16 +341,7 @@ static int set_up_enforcement(struct execution *x)
 		fprintf(stderr, "cgward: %s\n", err);
 		return ret;
 	}
-	x->ctx = (struct event_context){.roots = x->roots,
-					.n_roots = x->n_roots,
-					.cgroup_path = relative_cgroup(x),
-					.policy_name = "exec",
-					.boot_to_realtime_ns = event_clock_offset()};
-	ret = event_stream_open(&x->events, x->ring_fd, exec_events_lost, x, x->sink, &x->ctx);
-	x->events_open = ret == 0;
-	if (ret)
-		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
-	return ret;
+	return open_events(x, x->ring_fd, CGWARD_EXEC_RING_SIZE, relative_cgroup(x));
 }
 
 static int exec_error_status(int err, const char *cmd)
@@ -322,11 +350,39 @@ static int exec_error_status(int err, const char *cmd)
 	return err == ENOENT ? EXIT_CMD_NOT_FOUND : EXIT_CMD_CANNOT_EXECUTE;
 }
 
+/*
+ * The agent moves the gated child into a cgroup of its own, bound to the
+ * roots whose descriptors it was given, and hands over the run's ring buffer.
+ */
+static int confine_through_agent(struct execution *x, pid_t pid)
+{
+	static struct root_spec nodes[2 * EXEC_MAX_ROOTS]; /* --allow-unix, then --allow-dev */
+	struct exec_agent_ask ask = {.pid = pid,
+				     .argv0 = x->req->argv[0],
+				     .policy_flags = x->req->policy_flags,
+				     .memory_mib = x->req->memory_mib,
+				     .roots = x->roots,
+				     .n_roots = x->n_roots,
+				     .nodes = nodes,
+				     .n_nodes = x->n_unix_sockets + x->n_devices};
+	int ret;
+
+	memcpy(nodes, x->unix_sockets, x->n_unix_sockets * sizeof(*nodes));
+	memcpy(nodes + x->n_unix_sockets, x->devices, x->n_devices * sizeof(*nodes));
+	ret = exec_agent_confine(x->agent_fd, &ask, &x->grant);
+	if (ret == 0) {
+		x->ring_fd = x->grant.ring_fd;
+		ret = open_events(x, x->ring_fd, x->grant.ring_size, x->grant.cgroup);
+	}
+	return ret;
+}
+
 /* Moves the gated child into the cgroup, rechecks the roots, and lets it run. */
 static int start_command(struct execution *x, struct spawned *child)
 {
-	char err[PATH_MAX + 128];
-	int ret = exec_cgroup_attach(&x->cgroup, child->pid, err, sizeof(err));
+	char err[PATH_MAX + 128] = "";
+	int ret = x->via_agent ? confine_through_agent(x, child->pid)
+			       : exec_cgroup_attach(&x->cgroup, child->pid, err, sizeof(err));
 
 	for (size_t i = 0; ret == 0 && i < x->n_roots; i++)
 		ret = root_verify_unchanged(&x->roots[i], err, sizeof(err));
@@ -334,7 +390,8 @@ static int start_command(struct execution *x, struct spawned *child)
 		snprintf(err, sizeof(err), "cannot install the run's ring buffer: %s",
 			 strerror(-ret));
 	if (ret) {
-		fprintf(stderr, "cgward: %s\n", err);
+		if (err[0])
+			fprintf(stderr, "cgward: %s\n", err);
 		spawn_abort(child);
 		return EXIT_SETUP_FAILED;
 	}
@@ -419,7 +476,7 @@ static int spawn_command(struct execution *x, const sigset_t *previous, struct s
 					.arg = &setup,
 					.report = &report,
 					.report_size = sizeof(report)};
-	int ret = install_allowed_nodes(x);
+	int ret = x->via_agent ? 0 : install_allowed_nodes(x);
 
 	if (ret)
 		return ret;
@@ -447,15 +504,50 @@ static int run_command(struct execution *x)
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, x->signal_fd);
 	if (ret == 0)
-		ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
-	if (ret == 0)
 		ret = spawn_command(x, &previous, &child);
 	if (ret) {
 		fprintf(stderr, "cgward: cannot start %s: %s\n", x->req->argv[0], strerror(-ret));
 		return EXIT_SETUP_FAILED;
 	}
 	ret = start_command(x, &child);
-	return ret ? ret : wait_for_command(x, child.pid);
+	if (ret)
+		return ret;
+	/* After the start: through the agent, the ring buffer comes with the binding. */
+	ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
+	if (ret) {
+		kill(child.pid, SIGKILL);
+		waitpid(child.pid, NULL, 0);
+		return EXIT_SETUP_FAILED;
+	}
+	return wait_for_command(x, child.pid);
+}
+
+static int oom_killed_status(const struct execution *x)
+{
+	fprintf(stderr, "cgward: %s killed: out of memory (limit %llu MiB)\n", x->req->argv[0],
+		(unsigned long long)x->req->memory_mib);
+	return 128 + SIGKILL;
+}
+
+/*
+ * The agent kills what is left and removes the cgroup: its answer comes
+ * once every event of the run is in the ring buffer. A run it never bound
+ * has nothing to end.
+ */
+static int tear_down_through_agent(struct execution *x, int status)
+{
+	int ret = 0;
+
+	if (x->events_open) {
+		ret = exec_agent_end(x->agent_fd, &x->agent_events_lost, &x->agent_oom_killed);
+		event_stream_drain(&x->events);
+	}
+	if (ret)
+		fprintf(stderr, "cgward: exec: the agent did not confirm the run's end: %s\n",
+			strerror(-ret));
+	if (x->agent_oom_killed)
+		return oom_killed_status(x);
+	return status;
 }
 
 /* Kills what is left of the command, removes the cgroup; the exit status says if it failed. */
@@ -463,15 +555,14 @@ static int tear_down(struct execution *x, int status)
 {
 	char err[PATH_MAX + 128];
 
+	if (x->via_agent)
+		return tear_down_through_agent(x, status);
 	finish_ring_insert(x); /* a run that failed before its gate */
 	if (x->events_open)
 		event_stream_drain(&x->events);
 	if (x->cgroup_created) {
-		if (exec_cgroup_oom_killed(&x->cgroup)) {
-			fprintf(stderr, "cgward: %s killed: out of memory (limit %llu MiB)\n",
-				x->req->argv[0], (unsigned long long)x->req->memory_mib);
-			status = 128 + SIGKILL;
-		}
+		if (exec_cgroup_oom_killed(&x->cgroup))
+			status = oom_killed_status(x);
 		if (exec_cgroup_destroy(&x->cgroup, CGROUP_REMOVE_TIMEOUT_MS, err, sizeof(err))) {
 			fprintf(stderr, "cgward: %s\n", err);
 			status = status ? status : EXIT_SETUP_FAILED;
@@ -508,14 +599,35 @@ static void exec_cleanup(struct execution *x)
 		close(x->signal_fd);
 	if (x->sink && x->sink != stderr)
 		fclose(x->sink);
+	if (x->agent_fd >= 0)
+		close(x->agent_fd);
+}
+
+/* What only root can ask for: said before anything is resolved or run. */
+static int check_agent_request(const struct exec_request *req)
+{
+	const char *option = req->private_tmp	  ? "--private-tmp"
+			     : req->cgroup_parent ? "--cgroup-parent"
+						  : NULL;
+
+	if (!option)
+		return 0;
+	fprintf(stderr, "cgward: exec: %s is not yet supported for non-root users\n", option);
+	return -EPERM;
 }
 
 int exec_run(const struct exec_request *req)
 {
-	struct execution x = {.req = req, .signal_fd = -1, .epoll_fd = -1, .ring_fd = -1};
+	struct execution x = {.req = req,
+			      .via_agent = geteuid() != 0,
+			      .agent_fd = -1,
+			      .signal_fd = -1,
+			      .epoll_fd = -1,
+			      .ring_fd = -1};
 	int status;
 
-	if (resolve_roots(&x) || resolve_allowed_nodes(&x) || open_sink(&x)) {
+	if ((x.via_agent && check_agent_request(req)) || resolve_roots(&x) ||
+	    resolve_allowed_nodes(&x) || open_sink(&x)) {
 		exec_cleanup(&x);
 		return EXIT_USAGE;
 	}

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <yaml.h>
 
 #include "cgward_abi.h"
+#include "exec_message.h"
 #include "pod_identity.h"
 #include "selector.h"
 
@@ -852,14 +854,124 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_container_roots(ld, values[RULE_CONTAINER_ROOTS], rule);
 }
 
+/* A whole number in [min, max], written in base (8 for a mode), or false after reporting it. */
+static bool number_value(struct loader *ld, const struct node *node, const char *what, int base,
+			 unsigned long min, unsigned long max, unsigned int *out)
+{
+	const char *value = string_value(ld, node, what);
+	unsigned long n;
+	char *end;
+
+	if (!value)
+		return false;
+	errno = 0;
+	n = strtoul(value, &end, base);
+	if (!value[0] || *end || value[0] == '-' || value[0] == '+' || errno || n < min ||
+	    n > max) {
+		if (base == 8)
+			diag(ld, node, "%s must be an octal mode up to 0777, not '%.64s'", what,
+			     value);
+		else
+			diag(ld, node, "%s must be a whole number from %lu to %lu, not '%.64s'",
+			     what, min, max, value);
+		return false;
+	}
+	*out = (unsigned int)n;
+	return true;
+}
+
+/* A group's name or number: the socket's group, so that only its members may connect. */
+static void load_socket_group(struct loader *ld, const struct node *node,
+			      struct exec_socket_config *config)
+{
+	const char *value = string_value(ld, node, "'group'");
+	struct group *group;
+	char *end;
+
+	if (!value)
+		return;
+	config->group = (unsigned int)strtoul(value, &end, 10);
+	if (value[0] && !*end && value[0] != '-') {
+		config->has_group = true;
+		return;
+	}
+	group = getgrnam(value);
+	if (!group) {
+		diag(ld, node, "'group': no group '%.64s' on this host", value);
+		return;
+	}
+	config->group = group->gr_gid;
+	config->has_group = true;
+}
+
+static void load_socket_path(struct loader *ld, const struct node *node,
+			     struct exec_socket_config *config)
+{
+	const char *value = string_value(ld, node, "'path'");
+
+	if (!value)
+		return;
+	if (value[0] != '/' || strlen(value) >= sizeof(config->path))
+		diag(ld, node, "'path' must be an absolute path shorter than %zu bytes",
+		     sizeof(config->path));
+	else
+		snprintf(config->path, sizeof(config->path), "%s", value);
+}
+
+/* exec_socket: off, or a mapping; what it leaves out keeps its default. */
+static void load_exec_socket(struct loader *ld, const struct node *node,
+			     struct exec_socket_config *config)
+{
+	enum { PATH, MODE, GROUP, MAX_RUNS, RATE, BURST, N_KEYS };
+	static const char *const keys[N_KEYS] = {
+	    "path", "mode", "group", "max_runs_per_user", "requests_per_second", "request_burst"};
+	const struct node *values[N_KEYS];
+
+	if (node->kind == NODE_SCALAR && node->plain && strcmp(node->value, "off") == 0) {
+		config->path[0] = '\0';
+		return;
+	}
+	if (node->kind == NODE_SCALAR) {
+		diag(ld, node, "'exec_socket' must be off or a mapping, not '%.64s'", node->value);
+		return;
+	}
+	if (!map_fields(ld, node, "'exec_socket'", keys, N_KEYS, values))
+		return;
+	if (values[PATH])
+		load_socket_path(ld, values[PATH], config);
+	if (values[MODE])
+		number_value(ld, values[MODE], "'mode'", 8, 0, 0777, &config->mode);
+	if (values[GROUP])
+		load_socket_group(ld, values[GROUP], config);
+	if (values[MAX_RUNS])
+		number_value(ld, values[MAX_RUNS], "'max_runs_per_user'", 10, 1, 65536,
+			     &config->max_runs_per_user);
+	if (values[RATE])
+		number_value(ld, values[RATE], "'requests_per_second'", 10, 1, 100000,
+			     &config->requests_per_second);
+	if (values[BURST])
+		number_value(ld, values[BURST], "'request_burst'", 10, 1, 100000,
+			     &config->request_burst);
+}
+
 static void load_policies(struct loader *ld, const struct node *root, struct policy_set *set)
 {
-	static const char *const keys[] = {"policies"};
-	const struct node *policies;
+	static const char *const keys[] = {"policies", "exec_socket"};
+	const struct node *values[2], *policies;
 	size_t n;
 
-	if (!map_fields(ld, root, "the file", keys, 1, &policies))
+	set->exec_socket = (struct exec_socket_config){
+	    .path = EXEC_SOCKET_PATH,
+	    .mode = EXEC_SOCKET_DEFAULT_MODE,
+	    .max_runs_per_user = EXEC_SOCKET_DEFAULT_MAX_RUNS,
+	    .requests_per_second = EXEC_SOCKET_DEFAULT_RATE,
+	    .request_burst = EXEC_SOCKET_DEFAULT_BURST,
+	};
+	if (!map_fields(ld, root, "the file", keys, 2, values))
 		return;
+	policies = values[0];
+	if (values[1])
+		load_exec_socket(ld, values[1], &set->exec_socket);
 	require(ld, root, policies, "policies", "the file");
 	if (!policies || !expect_nonempty_list(ld, policies, "'policies'"))
 		return;

@@ -61,9 +61,29 @@ struct policy_rule {
 	int line;			 /* where the rule starts, for messages */
 };
 
+/*
+ * exec_socket: where the agent confines commands for users who are not root
+ * (user/agent/exec_socket.h), and the limits each user gets there.
+ */
+struct exec_socket_config {
+	char path[108]; /* sizeof(sun_path); "" when off */
+	unsigned int mode;
+	bool has_group;
+	unsigned int group; /* gid_t: the socket's group, with has_group */
+	unsigned int max_runs_per_user;
+	unsigned int requests_per_second;
+	unsigned int request_burst;
+};
+
+#define EXEC_SOCKET_DEFAULT_MODE     0666
+#define EXEC_SOCKET_DEFAULT_MAX_RUNS 128
+#define EXEC_SOCKET_DEFAULT_RATE     20
+#define EXEC_SOCKET_DEFAULT_BURST    200
+
 struct policy_set {
 	struct policy_rule *rules;
 	size_t n_rules;
+	struct exec_socket_config exec_socket; /* the defaults when the file has no exec_socket */
 	char sha256[POLICY_SHA256_SIZE]; /* of the file's content: names the policy in force */
 };
 

@@ -333,8 +333,7 @@ static int read_cgroup_id(const char *path, __u64 *id)
 	return 0;
 }
 
-/* A cgroup2 child has memory.max only when its parent delegates the memory controller. */
-static int enable_memory_controller(const char *parent, char *err, size_t errlen)
+int cgroup_enable_memory(const char *parent, char *err, size_t errlen)
 {
 	char subtree[CONTROL_FILE_MAX];
 	int r;
@@ -415,7 +414,7 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 		r = cgroup_memory_v1_self(layout, memory_parent, sizeof(memory_parent), err,
 					  errlen);
 	else
-		r = memory_v2 ? enable_memory_controller(parent, err, errlen) : 0;
+		r = memory_v2 ? cgroup_enable_memory(parent, err, errlen) : 0;
 	if (!r)
 		r = make_dirs(parent, memory_v1 ? memory_parent : NULL, cg, err, errlen);
 	if (r)

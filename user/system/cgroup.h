@@ -74,6 +74,9 @@ bool exec_cgroup_name_parse(const char *name, pid_t *creator);
 int cgroup_memory_v1_self(const struct cgroup_layout *layout, char *dir, size_t dirlen, char *err,
 			  size_t errlen);
 
+/* A cgroup2 child has memory.max only when its parent delegates the memory controller. */
+int cgroup_enable_memory(const char *parent, char *err, size_t errlen);
+
 /* Writes memory.max (and memory.swap.max 0 where it exists) of a cgroup2 directory. */
 int cgroup_memory_limit_write_v2(const char *dir, __u64 mib, char *err, size_t errlen);
 

@@ -1,0 +1,254 @@
+# cgward exec as a user who is not root, confined by the agent through its
+# exec socket (issue 28). Each test starts an agent in a cgroup of its own
+# in the suite's, so that the runs' cgward.slice is the suite's too.
+# shellcheck shell=bash
+
+USER_UID=65534
+EXEC_SOCK=/run/cgward/exec.sock
+
+as_user() {
+	setpriv --reuid=$USER_UID --regid=$USER_UID --clear-groups -- "$@"
+}
+
+# user_dirs: UW (the user's write root) and UO (outside it), both the user's.
+user_dirs() {
+	chmod 0755 "$T"
+	UW=$T/uw
+	UO=$T/uo
+	mkdir "$UW" "$UO"
+	chown $USER_UID:$USER_UID "$UW" "$UO"
+	AEV=$T/agent-events.jsonl
+	: >"$AEV"
+}
+
+# user_agent_start [EXEC_SOCKET_YAML]: an agent whose policy binds nothing,
+# with the exec_socket key given, in $SUITE_CGROUP/agent.
+user_agent_start() {
+	local readies
+	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
+	mkdir -p "$T/agent-root" "$SUITE_CGROUP/agent"
+	agent_policy quiet "$T/agent-root" false "/no-such-cgroup-*" >"$T/policy.yaml"
+	[ -z "${1:-}" ] || printf 'exec_socket: %s\n' "$1" >>"$T/policy.yaml"
+	# shellcheck disable=SC2016 # expanded by sh -c
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$SUITE_CGROUP/agent" \
+		"$CGWARD" agent --policy "$T/policy.yaml" --events "$AEV" >"$T/agent.out" \
+		2>>"$T/agent.log" &
+	AGENT_PID=$!
+	trap user_agent_stop EXIT
+	agent_wait_log "ready:" $((readies + 1))
+	SLICE=$SUITE_CGROUP/cgward.slice
+}
+
+# The agent stopped and unloaded; its slice must hold no run's cgroup.
+user_agent_stop() {
+	agent_stop
+	local left
+	left=$(find "$SUITE_CGROUP/cgward.slice" -mindepth 2 -type d 2>/dev/null)
+	find "$SUITE_CGROUP/cgward.slice" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	rmdir "$SUITE_CGROUP/cgward.slice" "$SUITE_CGROUP/agent" 2>/dev/null
+	[ -z "$left" ] || fail "runs' cgroups left behind: $left"
+}
+
+# The user's runs' cgroups are all gone, within 60 s.
+wait_no_runs() {
+	for _ in $(seq 600); do
+		[ -z "$(find "$SLICE" -mindepth 2 -type d 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+	fail "runs' cgroups left: $(find "$SLICE" -mindepth 2 -type d)"
+}
+
+test_exec_user_writes_inside_and_is_denied_outside() {
+	local err status=0
+	user_dirs
+	user_agent_start
+	err=$(as_user "$CGWARD" exec --root "$UW" -- \
+		sh -c "echo in >$UW/in; echo out >$UO/out || exit 3" 2>&1) || status=$?
+	[ "$status" -eq 3 ] || fail "exited $status, want 3; stderr: $err"
+	expect_content "$UW/in" in
+	expect_absent "$UO/out"
+	# The deny event, on the user's stderr, with the user's uid.
+	grep '^{' <<<"$err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\"
+		and .uid == $USER_UID and (.cgroup | contains(\"/cgward.slice/user-$USER_UID/cgward-\")))" \
+		>/dev/null || fail "no deny event on stderr: $err"
+	[ "$(grep -c '^cgward:' <<<"$err")" -eq 0 ] || fail "cgward's messages: $err"
+	# The request, in the agent's stream.
+	wait_line "$AEV" '"op":"exec_request"'
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"ok\" and .uid == $USER_UID
+		and .roots == [\"$UW\"])" "$AEV" >/dev/null || fail "agent events: $(cat "$AEV")"
+	# --events FILE, opened by the caller.
+	as_user "$CGWARD" exec --root "$UW" --events "$UW/ev.jsonl" -- sh -c ": >$UO/out2" ||
+		true
+	expect_absent "$UO/out2"
+	jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out2\")" "$UW/ev.jsonl" \
+		>/dev/null || fail "events file: $(cat "$UW/ev.jsonl")"
+	wait_no_runs
+}
+
+test_exec_user_refusals_run_nothing() {
+	local err status
+	user_dirs
+	user_agent_start
+	# A root the user cannot open.
+	mkdir -p /root/cgward-test-x
+	chmod 0700 /root
+	status=0
+	err=$(as_user "$CGWARD" exec --root /root/cgward-test-x -- touch "$UW/ran" 2>&1) ||
+		status=$?
+	[ "$status" -eq 2 ] || fail "exited $status, want 2; stderr: $err"
+	rmdir /root/cgward-test-x
+	# What needs root for now.
+	status=0
+	err=$(as_user "$CGWARD" exec --root "$UW" --private-tmp -- touch "$UW/ran" 2>&1) ||
+		status=$?
+	[ "$status" -eq 2 ] && [[ "$err" == *"--private-tmp is not yet supported for non-root users"* ]] ||
+		fail "--private-tmp: exited $status: $err"
+	status=0
+	err=$(as_user "$CGWARD" exec --root "$UW" --cgroup-parent "$SUITE_CGROUP" -- \
+		touch "$UW/ran" 2>&1) || status=$?
+	[ "$status" -eq 2 ] || fail "--cgroup-parent: exited $status: $err"
+	expect_absent "$UW/ran"
+	wait_no_runs
+}
+
+# Requests made by hand: the agent confines only the caller's own child.
+test_exec_user_cannot_confine_a_foreign_process() {
+	local victim sibling out
+	user_dirs
+	user_agent_start
+	sleep 600 &
+	victim=$!
+	as_user sleep 600 &
+	sibling=$!
+	# shellcheck disable=SC2016
+	out=$(as_user python3 - "$EXEC_SOCK" "$UW" "$victim" "$sibling" <<'EOF'
+import json, os, socket, subprocess, sys
+path, root, victim, sibling = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+def ask(pid):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(path)
+    pidfd = os.pidfd_open(pid)
+    d = os.open(root, os.O_PATH | os.O_DIRECTORY)
+    req = {"argv0": "x", "flags": 0, "memory_mib": 0,
+           "fds": ["pid", "write"], "paths": ["x", root]}
+    socket.send_fds(s, [json.dumps(req).encode()], [pidfd, d])
+    msg, fds, _, _ = socket.recv_fds(s, 4096, 1)
+    return json.loads(msg).get("error", "granted")
+
+print("root's:", ask(victim))
+print("sibling:", ask(sibling))
+child = subprocess.Popen(["sleep", "600"])
+print("own:", ask(child.pid))
+child.kill()
+EOF
+	)
+	grep -q "^root's: process $victim is not a child of the caller" <<<"$out" || fail "$out"
+	grep -q "^sibling: process $sibling is not a child of the caller" <<<"$out" || fail "$out"
+	grep -q "^own: granted" <<<"$out" || fail "$out"
+	# Neither moved.
+	[ "$(cat /proc/$victim/cgroup)" = "$(cat /proc/self/cgroup)" ] || fail "victim moved"
+	[ "$(cat /proc/$sibling/cgroup)" = "$(cat /proc/self/cgroup)" ] || fail "sibling moved"
+	kill "$victim" "$sibling"
+	wait_line "$AEV" '"result":"refused"' 2
+	wait_no_runs
+}
+
+test_exec_user_without_agent_exits_125_and_runs_nothing() {
+	local err status=0
+	user_dirs
+	err=$(as_user env CGWARD_EXEC_SOCKET=/run/cgward-test-none.sock "$CGWARD" exec \
+		--root "$UW" -- touch "$UW/ran" 2>&1) || status=$?
+	[ "$status" -eq 125 ] || fail "exited $status, want 125; stderr: $err"
+	[[ "$err" == *"systemctl enable --now cgward"* ]] || fail "stderr: $err"
+	expect_absent "$UW/ran"
+}
+
+test_exec_user_memory_limit() {
+	local err status=0
+	user_dirs
+	user_agent_start
+	expect 33554432 as_user "$CGWARD" exec --root "$UW" --memory 32 -- \
+		sh -c "cat $CG2\$(sed -n 's/^0:://p' /proc/self/cgroup)/memory.max"
+	err=$(as_user "$CGWARD" exec --root "$UW" --memory 32 -- \
+		python3 -c 'b = bytearray(256 << 20)' 2>&1) || status=$?
+	[ "$status" -eq 137 ] || fail "exited $status, want 137; stderr: $err"
+	[[ "$err" == *"cgward: python3 killed: out of memory (limit 32 MiB)"* ]] || fail "$err"
+	wait_no_runs
+}
+
+test_exec_user_limit_of_runs_answers_clearly() {
+	local err status=0 first
+	user_dirs
+	user_agent_start '{max_runs_per_user: 1}'
+	as_user "$CGWARD" exec --root "$UW" -- \
+		sh -c "touch $UW/started; while [ ! -e $UW/go ]; do sleep 0.1; done" &
+	first=$!
+	wait_file "$UW/started"
+	err=$(as_user "$CGWARD" exec --root "$UW" -- touch "$UW/ran" 2>&1) || status=$?
+	[ "$status" -eq 125 ] || fail "exited $status, want 125; stderr: $err"
+	[[ "$err" == *"max_runs_per_user 1"* ]] || fail "stderr: $err"
+	expect_absent "$UW/ran"
+	touch "$UW/go"
+	wait "$first"
+	wait_no_runs
+}
+
+test_exec_user_client_killed_leaves_command_confined() {
+	local client
+	user_dirs
+	user_agent_start
+	as_user "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/started
+		while [ ! -e $UW/go ]; do sleep 0.1; done
+		echo out >$UO/out; echo \$? >$UW/status" 2>/dev/null &
+	client=$!
+	wait_file "$UW/started"
+	kill -9 "$client"
+	wait "$client" 2>/dev/null || true
+	touch "$UW/go"
+	wait_file "$UW/status"
+	expect_absent "$UO/out"
+	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
+	wait_no_runs
+}
+
+test_exec_user_16_concurrent_runs_are_enforced() {
+	local pids=() i
+	user_dirs
+	user_agent_start
+	for i in $(seq 16); do
+		as_user "$CGWARD" exec --root "$UW" -- \
+			sh -c "echo $i >$UW/in-$i; echo $i >$UO/out-$i" 2>/dev/null &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || true; done
+	for i in $(seq 16); do
+		expect_content "$UW/in-$i" "$i"
+		expect_absent "$UO/out-$i"
+	done
+	wait_no_runs
+}
+
+# The agent restarted while a run goes on: the run stays confined, its events
+# still reach the caller, and the new agent removes its cgroup once it ends.
+test_exec_user_agent_restart_keeps_the_run_confined() {
+	local client
+	user_dirs
+	user_agent_start
+	as_user "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/started
+		while [ ! -e $UW/go ]; do sleep 0.1; done
+		echo out >$UO/out; echo \$? >$UW/status" 2>"$T/client.err" &
+	client=$!
+	wait_file "$UW/started"
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID" || true
+	AGENT_PID=
+	user_agent_start
+	touch "$UW/go"
+	wait "$client" || true
+	expect_absent "$UO/out"
+	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
+	grep '^{' "$T/client.err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\")" \
+		>/dev/null || fail "no deny event: $(cat "$T/client.err")"
+	wait_no_runs
+}

@@ -1,0 +1,945 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The agent's side of the exec socket. A caller is known only by its
+ * SO_PEERCRED and by the descriptors it passes: the process to confine must
+ * be its own child (a pidfd, checked against /proc), and every root is a
+ * directory it opened itself. No path of the caller's is ever resolved here.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <bpf/bpf.h>
+#include <jansson.h>
+#include <linux/types.h>
+
+#include "cgward_abi.h"
+#include "event_socket.h"
+#include "exec_message.h"
+#include "exec_run.h"
+#include "exec_socket.h"
+#include "json.h"
+#include "roots.h"
+#include "wait_loop.h"
+
+#define CGROUP_REMOVE_TIMEOUT_MS 5000
+
+/* One confined run: everything the agent must undo once its cgroup is empty. */
+struct exec_service_run {
+	int conn_fd; /* the caller's connection; -1 once it is gone */
+	uid_t uid;
+	__u32 policy_id; /* claimed; 0 before */
+	int ring_fd;
+	int events_wd; /* inotify watch of cgroup.events; -1 before */
+	struct exec_cgroup cgroup;
+	bool cgroup_created;
+	struct root_spec *roots; /* --root, --ro: each holds the caller's descriptor */
+	size_t n_roots;
+	struct root_spec *nodes; /* --allow-unix, --allow-dev */
+	size_t n_nodes;
+};
+
+/* A user's runs and request tokens (refilled at requests_per_second, up to request_burst). */
+struct exec_service_user {
+	uid_t uid;
+	unsigned int runs;
+	double tokens;
+	__u64 refilled_ms;
+};
+
+static __u64 now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (__u64)now.tv_sec * 1000 + (__u64)now.tv_nsec / 1000000;
+}
+
+/* Its directory must let every allowed user reach the socket: search rights for all. */
+static int make_socket_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	dirname(dir);
+	if (mkdir(dir, 0755) == 0)
+		return 0;
+	if (errno != EEXIST || stat(dir, &st))
+		return -errno;
+	/* The event socket's directory (0700, root's): its socket is 0600 itself. */
+	if (st.st_uid == 0 && (st.st_mode & 07777) == 0700 && chmod(dir, 0755))
+		return -errno;
+	return 0;
+}
+
+static int listen_on(struct exec_service *svc, char *err, size_t errlen)
+{
+	const struct exec_socket_config *config = &svc->config;
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int ret = make_socket_dir(config->path);
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", config->path);
+	if (ret == 0) {
+		svc->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		ret = svc->listen_fd < 0 ? -errno : 0;
+	}
+	if (ret == 0)
+		ret = unix_socket_bind(svc->listen_fd, &addr);
+	/* Bound 0600: the group, then the mode, so that no one else ever gets in. */
+	if (ret == 0 && config->has_group && chown(config->path, 0, (gid_t)config->group))
+		ret = -errno;
+	if (ret == 0 && chmod(config->path, (mode_t)config->mode))
+		ret = -errno;
+	if (ret == 0 && listen(svc->listen_fd, 64))
+		ret = -errno;
+	if (ret)
+		snprintf(err, errlen, "exec socket %s: %s", config->path,
+			 ret == -EADDRINUSE ? "another agent serves there" : strerror(-ret));
+	return ret;
+}
+
+/*
+ * <the parent of the agent's cgroup>/cgward.slice: beside the agent, not in
+ * it, since a cgroup2 cgroup with processes cannot also have controllers
+ * delegated to children (memory.max needs the memory controller).
+ */
+static int find_slice(struct exec_service *svc, char *err, size_t errlen)
+{
+	char line[PATH_MAX + 8], *own = NULL, *slash;
+	FILE *f = fopen(svc->layout->self_cgroup, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) == 0) {
+			own = line + 3;
+			own[strcspn(own, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!own) {
+		snprintf(err, errlen, "exec socket: cannot find the agent's own cgroup2 cgroup");
+		return -ENOENT;
+	}
+	slash = strrchr(own, '/');
+	if (slash)
+		*slash = '\0';
+	if ((size_t)snprintf(svc->slice, sizeof(svc->slice), "%s%s/cgward.slice",
+			     svc->layout->unified, own) >= sizeof(svc->slice)) {
+		snprintf(err, errlen, "exec socket: the agent's cgroup path is too long");
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(svc->slice, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "exec socket: cannot create %s: %s", svc->slice,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
+		      const struct policy_maps *maps, const struct cgroup_layout *layout,
+		      FILE *sink, char *err, size_t errlen)
+{
+	int ret;
+
+	*svc = (struct exec_service){.config = *config,
+				     .listen_fd = -1,
+				     .epoll_fd = -1,
+				     .inotify_fd = -1,
+				     .maps = maps,
+				     .layout = layout,
+				     .sink = sink};
+	memset(svc->pending, -1, sizeof(svc->pending));
+	if (!config->path[0])
+		return 0;
+	ret = find_slice(svc, err, errlen);
+	if (ret == 0)
+		ret = listen_on(svc, err, errlen);
+	if (ret)
+		return ret;
+	svc->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	svc->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	ret = svc->inotify_fd < 0 || svc->epoll_fd < 0 ? -errno : 0;
+	if (ret == 0)
+		ret = wait_loop_watch(svc->epoll_fd, svc->listen_fd);
+	if (ret == 0)
+		ret = wait_loop_watch(svc->epoll_fd, svc->inotify_fd);
+	if (ret)
+		snprintf(err, errlen, "exec socket: %s", strerror(-ret));
+	return ret;
+}
+
+int exec_service_fd(const struct exec_service *svc)
+{
+	return svc->epoll_fd;
+}
+
+static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
+{
+	struct exec_service_user *grown;
+
+	for (size_t i = 0; i < svc->n_users; i++) {
+		if (svc->users[i].uid == uid)
+			return &svc->users[i];
+	}
+	if (svc->n_users == svc->cap_users) {
+		size_t cap = svc->cap_users ? 2 * svc->cap_users : 16;
+
+		grown = realloc(svc->users, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		svc->users = grown;
+		svc->cap_users = cap;
+	}
+	svc->users[svc->n_users] = (struct exec_service_user){
+	    .uid = uid, .tokens = svc->config.request_burst, .refilled_ms = now_ms()};
+	return &svc->users[svc->n_users++];
+}
+
+/* The user's limits: a token per request, and its runs below max_runs_per_user. */
+static int admit(struct exec_service *svc, struct exec_service_user *user, char *err, size_t errlen)
+{
+	const struct exec_socket_config *c = &svc->config;
+	__u64 now = now_ms();
+
+	user->tokens += (double)(now - user->refilled_ms) * c->requests_per_second / 1000.0;
+	if (user->tokens > c->request_burst)
+		user->tokens = c->request_burst;
+	user->refilled_ms = now;
+	if (user->tokens < 1) {
+		snprintf(err, errlen,
+			 "uid %u is over its request rate limit (requests_per_second %u, "
+			 "request_burst %u); try again later",
+			 (unsigned int)user->uid, c->requests_per_second, c->request_burst);
+		return -EAGAIN;
+	}
+	user->tokens -= 1;
+	if (user->runs >= c->max_runs_per_user) {
+		snprintf(err, errlen, "uid %u has %u runs already (max_runs_per_user %u)",
+			 (unsigned int)user->uid, user->runs, c->max_runs_per_user);
+		return -EUSERS;
+	}
+	return 0;
+}
+
+/* A /proc/<pid>/status or fdinfo field's first number; -ENOENT when absent. */
+static int read_proc_field(const char *path, const char *field, long values[2])
+{
+	char line[256];
+	size_t len = strlen(field);
+	FILE *f = fopen(path, "r");
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, field, len) == 0 &&
+		    sscanf(line + len, "%ld %ld", &values[0], &values[1]) >= 1) {
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The pidfd names the caller's own child: its parent is the peer, and its
+ * real and effective uids are the peer's. The pid read here could be reused
+ * before the move; the pidfd, alive after it, proves it was not.
+ */
+static int check_child(int pidfd, const struct ucred *peer, pid_t *pid, char *err, size_t errlen)
+{
+	long values[2] = {0, 0};
+	char path[64];
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	ret = read_proc_field(path, "Pid:", values);
+	if (ret || values[0] <= 0) {
+		snprintf(err, errlen, "the first descriptor is not a pidfd of a live process");
+		return -EINVAL;
+	}
+	*pid = (pid_t)values[0];
+	snprintf(path, sizeof(path), "/proc/%d/status", *pid);
+	if (read_proc_field(path, "PPid:", values) || values[0] != peer->pid) {
+		snprintf(err, errlen, "process %d is not a child of the caller (pid %d)", *pid,
+			 peer->pid);
+		return -EPERM;
+	}
+	values[1] = -1;
+	if (read_proc_field(path, "Uid:", values) || values[0] != (long)peer->uid ||
+	    values[1] != (long)peer->uid) {
+		snprintf(err, errlen, "process %d does not run as the caller's uid %u", *pid,
+			 (unsigned int)peer->uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* A root from a descriptor the caller opened: fstat gives what the kernel compares. */
+static int root_from_fd(int fd, const char *kind, const char *path, struct root_spec *root,
+			char *err, size_t errlen)
+{
+	struct stat st, top;
+
+	snprintf(root->path, sizeof(root->path), "%s", path);
+	root->fd = fd;
+	root->access = strcmp(kind, "ro") == 0 ? CGWARD_ACCESS_READ_ONLY : CGWARD_ACCESS_WRITE;
+	if (fstat(fd, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "root '%s': not a directory", path);
+		return -ENOTDIR;
+	}
+	if (stat("/", &top) == 0 && top.st_dev == st.st_dev && top.st_ino == st.st_ino) {
+		snprintf(err, errlen, "'/' cannot be a root");
+		return -EINVAL;
+	}
+	root->dev = root_kernel_dev(st.st_dev);
+	root->ino = st.st_ino;
+	return 0;
+}
+
+/* A socket or device node: its identity only; the descriptor is closed. */
+static int node_from_fd(int fd, const char *kind, const char *path, struct root_spec *node,
+			char *err, size_t errlen)
+{
+	bool socket = strcmp(kind, "unix") == 0;
+	struct stat st;
+	int ret = fstat(fd, &st) ? -errno : 0;
+
+	close(fd);
+	node->fd = -1;
+	snprintf(node->path, sizeof(node->path), "%s", path);
+	if (ret == 0 &&
+	    (socket ? !S_ISSOCK(st.st_mode) : !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)))
+		ret = socket ? -ENOTSOCK : -ENODEV;
+	if (ret) {
+		snprintf(err, errlen, "%s '%s': not a %s", socket ? "--allow-unix" : "--allow-dev",
+			 path, socket ? "unix socket" : "device node");
+		return ret;
+	}
+	node->access = socket ? CGWARD_ACCESS_UNIX_PEER : CGWARD_ACCESS_DEVICE;
+	node->dev = socket ? root_kernel_dev(st.st_dev) : 0;
+	node->ino = socket ? st.st_ino
+			   : CGWARD_DEVICE_KEY(S_ISBLK(st.st_mode), root_kernel_dev(st.st_rdev));
+	return 0;
+}
+
+/* The request's roots and nodes, from fds[1..]; each fd is taken (kept or closed). */
+static int take_roots(struct exec_service_run *run, json_t *kinds, json_t *paths, int *fds,
+		      size_t n_fds, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	run->roots = calloc(n_fds, sizeof(*run->roots));
+	run->nodes = calloc(n_fds, sizeof(*run->nodes));
+	if (!run->roots || !run->nodes) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+	}
+	for (size_t i = 1; i < n_fds; i++) {
+		const char *kind = json_string_value(json_array_get(kinds, i));
+		const char *path = json_string_value(json_array_get(paths, i));
+		bool is_root = kind && (!strcmp(kind, "write") || !strcmp(kind, "ro"));
+		bool is_node = kind && (!strcmp(kind, "unix") || !strcmp(kind, "dev"));
+
+		if (ret == 0 && (!path || (!is_root && !is_node))) {
+			snprintf(err, errlen, "descriptor %zu: unknown kind", i);
+			ret = -EINVAL;
+		}
+		if (ret) {
+			close(fds[i]);
+		} else if (is_root) {
+			ret = root_from_fd(fds[i], kind, path, &run->roots[run->n_roots], err,
+					   errlen);
+			run->n_roots++;
+		} else {
+			ret = node_from_fd(fds[i], kind, path, &run->nodes[run->n_nodes], err,
+					   errlen);
+			run->n_nodes++;
+		}
+		fds[i] = -1;
+	}
+	return ret;
+}
+
+/* The checks cgward exec makes on its roots, made again on what the descriptors are. */
+static int check_roots(const struct exec_service_run *run, char *err, size_t errlen)
+{
+	bool has_write_root = false;
+	int ret = roots_check_duplicates(run->roots, run->n_roots, err, errlen);
+
+	for (size_t i = 0; ret == 0 && i < run->n_roots; i++) {
+		has_write_root |= run->roots[i].access == CGWARD_ACCESS_WRITE;
+		if (run->roots[i].access == CGWARD_ACCESS_READ_ONLY &&
+		    !root_has_write_root_above(&run->roots[i], run->roots, run->n_roots)) {
+			snprintf(err, errlen, "--ro '%s' is not inside any --root",
+				 run->roots[i].path);
+			ret = -EINVAL;
+		}
+	}
+	if (ret == 0 && !has_write_root) {
+		snprintf(err, errlen, "no write root");
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* <slice>/user-UID, with the memory controller delegated down to it when a run needs it. */
+static int user_dir(const struct exec_service *svc, uid_t uid, bool memory, char *dir,
+		    size_t dirlen, char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	int ret = 0;
+
+	if ((size_t)snprintf(dir, dirlen, "%s/user-%u", svc->slice, (unsigned int)uid) >= dirlen) {
+		snprintf(err, errlen, "the user's cgroup path is too long");
+		return -ENAMETOOLONG;
+	}
+	if (memory && !svc->layout->memory_v1[0]) {
+		snprintf(parent, sizeof(parent), "%s", svc->slice);
+		ret = cgroup_enable_memory(dirname(parent), err, errlen);
+		if (ret == 0)
+			ret = cgroup_enable_memory(svc->slice, err, errlen);
+	}
+	if (ret == 0 && mkdir(dir, 0755) && errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
+	}
+	return ret;
+}
+
+/* The cgroup.procs of the cgroup2 cgroup pid is in now, to move it back to. */
+static int read_origin(const struct exec_service *svc, pid_t pid, char *origin_procs, size_t size,
+		       char *err, size_t errlen)
+{
+	char path[64], line[PATH_MAX + 8];
+	FILE *f;
+	int ret = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "0::", 3) == 0 &&
+		    (size_t)snprintf(origin_procs, size, "%s%s/cgroup.procs", svc->layout->unified,
+				     line + 3) < size) {
+			ret = 0;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (ret)
+		snprintf(err, errlen, "cannot read the cgroup of process %d", pid);
+	return ret;
+}
+
+static void move_back(const char *origin_procs, pid_t pid)
+{
+	FILE *procs = fopen(origin_procs, "w");
+
+	if (procs) {
+		fprintf(procs, "%d\n", pid);
+		fclose(procs);
+	}
+}
+
+/* The maps first, then the cgroup bound to them, then the caller's child moved in. */
+static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_t pid, int pidfd,
+		    __u32 flags, __u64 memory_mib, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], origin_procs[PATH_MAX];
+	int ret = policy_maps_claim_exec_id(svc->maps, "exec", (__u32)getpid(), &run->policy_id);
+
+	if (ret == 0) {
+		run->ring_fd =
+		    bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
+		ret = run->ring_fd < 0 ? -errno : 0;
+	}
+	if (ret == 0)
+		ret = policy_maps_put_exec_ring(svc->maps, run->policy_id, run->ring_fd);
+	if (ret == 0)
+		ret = policy_maps_put_roots(svc->maps, run->policy_id, run->roots, run->n_roots);
+	if (ret == 0)
+		ret = policy_maps_put_roots(svc->maps, run->policy_id, run->nodes, run->n_nodes);
+	if (ret) {
+		snprintf(err, errlen, "cannot install the policy: %s", strerror(-ret));
+		return ret;
+	}
+	ret = user_dir(svc, run->uid, memory_mib > 0, dir, sizeof(dir), err, errlen);
+	if (ret == 0)
+		ret = exec_cgroup_create(svc->layout, dir, memory_mib, &run->cgroup, err, errlen);
+	run->cgroup_created = ret == 0;
+	if (ret == 0) {
+		ret =
+		    policy_maps_bind_exec_cgroup(svc->maps, run->cgroup.id, run->policy_id, flags);
+		if (ret)
+			snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));
+	}
+	if (ret == 0)
+		ret = read_origin(svc, pid, origin_procs, sizeof(origin_procs), err, errlen);
+	if (ret == 0)
+		ret = exec_cgroup_attach(&run->cgroup, pid, err, errlen);
+	if (ret == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
+		/*
+		 * Reaped, so its pid may have been reused by the process just
+		 * moved: that one goes back, and is not killed with the cgroup.
+		 */
+		move_back(origin_procs, pid);
+		snprintf(err, errlen, "process %d ended before it was confined", pid);
+		ret = -ESRCH;
+	}
+	return ret;
+}
+
+static const char *relative_path(const struct exec_service *svc, const char *path)
+{
+	size_t len = strlen(svc->layout->unified);
+
+	return strncmp(path, svc->layout->unified, len) == 0 ? path + len : path;
+}
+
+/* The request and its outcome, a line of the agent's event stream. */
+static void log_request(struct exec_service *svc, const struct ucred *peer, pid_t pid,
+			const char *argv0, const struct exec_service_run *run, const char *error)
+{
+	struct timespec now;
+	char time[64];
+	json_t *line = json_object(), *roots = json_array();
+	char *text;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (size_t i = 0; run && run->roots && roots && i < run->n_roots; i++)
+		json_array_append_new(roots, json_string(run->roots[i].path));
+	if (json_format_time(&now, time, sizeof(time)) == 0)
+		json_object_set_new(line, "time", json_string(time));
+	json_object_set_new(line, "op", json_string("exec_request"));
+	json_object_set_new(line, "result", json_string(error ? "refused" : "ok"));
+	json_object_set_new(line, "uid", json_integer(peer->uid));
+	json_object_set_new(line, "caller_pid", json_integer(peer->pid));
+	if (pid > 0)
+		json_object_set_new(line, "pid", json_integer(pid));
+	if (argv0)
+		json_object_set_new(line, "command", json_string(argv0));
+	json_object_set(line, "roots", roots);
+	if (error)
+		json_object_set_new(line, "error", json_string(error));
+	else
+		json_object_set_new(line, "cgroup",
+				    json_string(relative_path(svc, run->cgroup.path)));
+	text = json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII);
+	if (text) {
+		fprintf(svc->sink, "%s\n", text);
+		fflush(svc->sink);
+	}
+	free(text);
+	json_decref(roots);
+	json_decref(line);
+}
+
+/* What the run holds in this process; its cgroup and maps are left as they are. */
+static void free_run(struct exec_service_run *run)
+{
+	for (size_t i = 0; run->roots && i < run->n_roots; i++)
+		root_close(&run->roots[i]);
+	if (run->ring_fd >= 0)
+		close(run->ring_fd);
+	if (run->conn_fd >= 0)
+		close(run->conn_fd);
+	free(run->roots);
+	free(run->nodes);
+	free(run);
+}
+
+/* Undoes what the run holds: its cgroup first, so that no process is left with a half policy. */
+static void release_run(struct exec_service *svc, struct exec_service_run *run, __u64 *events_lost,
+			bool *oom_killed)
+{
+	struct cgward_policy_info info;
+	char err[PATH_MAX + 128];
+
+	*events_lost = 0;
+	*oom_killed = false;
+	if (run->cgroup_created) {
+		*oom_killed = exec_cgroup_oom_killed(&run->cgroup);
+		if (exec_cgroup_destroy(&run->cgroup, CGROUP_REMOVE_TIMEOUT_MS, err, sizeof(err))) {
+			/* Its processes stay confined: its policy stays, for cgward gc. */
+			fprintf(stderr, "cgward: agent: exec socket: %s\n", err);
+			run->policy_id = 0;
+		}
+		policy_maps_unbind_cgroup(svc->maps, run->cgroup.id);
+	}
+	if (run->policy_id) {
+		if (policy_maps_get_info(svc->maps, run->policy_id, &info) == 0)
+			*events_lost = info.events_lost;
+		policy_maps_delete_roots(svc->maps, run->policy_id, run->nodes, run->n_nodes);
+		policy_maps_delete_exec(svc->maps, run->policy_id, run->roots, run->n_roots);
+	}
+	free_run(run);
+}
+
+static int add_run(struct exec_service *svc, struct exec_service_run *run)
+{
+	if (svc->n_runs == svc->cap_runs) {
+		size_t cap = svc->cap_runs ? 2 * svc->cap_runs : 16;
+		struct exec_service_run **grown = realloc(svc->runs, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		svc->runs = grown;
+		svc->cap_runs = cap;
+	}
+	svc->runs[svc->n_runs++] = run;
+	return 0;
+}
+
+static void reply(int fd, const char *error, const struct exec_service_run *run,
+		  const struct exec_service *svc)
+{
+	json_t *msg = json_object();
+	char *text;
+
+	if (error) {
+		json_object_set_new(msg, "error", json_string(error));
+	} else {
+		json_object_set_new(msg, "cgroup",
+				    json_string(relative_path(svc, run->cgroup.path)));
+		json_object_set_new(msg, "ring_size", json_integer(CGWARD_EXEC_RING_SIZE));
+	}
+	text = json_dumps(msg, JSON_COMPACT);
+	if (text)
+		exec_message_send(fd, text, strlen(text), error ? NULL : &run->ring_fd,
+				  error ? 0 : 1);
+	free(text);
+	json_decref(msg);
+}
+
+/* The request's fields, and its descriptors made into the run's roots. */
+static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service_run *run,
+			__u32 *flags, __u64 *memory_mib, char *err, size_t errlen)
+{
+	json_t *kinds = json_object_get(req, "fds"), *paths = json_object_get(req, "paths");
+	json_int_t f = json_integer_value(json_object_get(req, "flags"));
+	json_int_t mib = json_integer_value(json_object_get(req, "memory_mib"));
+	const __u32 known =
+	    CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_ALLOW_LOOPBACK | CGWARD_POLICY_NO_UNIX_OUTSIDE;
+
+	if (!json_is_array(kinds) || !json_is_array(paths) || json_array_size(kinds) != n_fds ||
+	    json_array_size(paths) != n_fds || n_fds == 0 ||
+	    strcmp(json_string_value(json_array_get(kinds, 0)) ?: "", "pid") != 0 || f < 0 ||
+	    (f & ~(json_int_t)known) || mib < 0) {
+		snprintf(err, errlen, "malformed request");
+		return -EINVAL;
+	}
+	*flags = (__u32)f;
+	*memory_mib = (__u64)mib;
+	return take_roots(run, kinds, paths, fds, n_fds, err, errlen);
+}
+
+static bool is_populated(const struct exec_service_run *run);
+static void end_run(struct exec_service *svc, size_t i);
+
+/* One request: answered, and logged, whatever its outcome. */
+static void serve_request(struct exec_service *svc, int fd, char *text, int *fds, size_t n_fds)
+{
+	struct ucred peer;
+	socklen_t len = sizeof(peer);
+	struct exec_service_run *run = calloc(1, sizeof(*run));
+	struct exec_service_user *user = NULL;
+	json_t *req = json_loads(text, 0, NULL);
+	const char *argv0 = json_string_value(json_object_get(req, "argv0"));
+	char err[PATH_MAX + 256] = "";
+	__u64 memory_mib = 0, lost;
+	__u32 flags = 0;
+	pid_t pid = 0;
+	bool oom;
+	int ret = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) ? -errno : 0;
+
+	if (ret == 0 && (!run || !(user = find_user(svc, peer.uid))))
+		ret = -ENOMEM;
+	if (run)
+		*run = (struct exec_service_run){.conn_fd = fd, .ring_fd = -1, .events_wd = -1};
+	if (ret)
+		snprintf(err, sizeof(err), "%s", strerror(-ret));
+	if (ret == 0)
+		ret = admit(svc, user, err, sizeof(err));
+	if (ret == 0 && !req) {
+		snprintf(err, sizeof(err), "malformed request");
+		ret = -EINVAL;
+	}
+	if (ret == 0) {
+		run->uid = peer.uid;
+		ret = read_request(req, fds, n_fds, run, &flags, &memory_mib, err, sizeof(err));
+	}
+	if (ret == 0)
+		ret = check_roots(run, err, sizeof(err));
+	if (ret == 0)
+		ret = check_child(fds[0], &peer, &pid, err, sizeof(err));
+	if (ret == 0)
+		ret = bind_run(svc, run, pid, fds[0], flags, memory_mib, err, sizeof(err));
+	if (ret == 0)
+		ret = add_run(svc, run);
+	log_request(svc, &peer, pid, argv0, run, ret ? err : NULL);
+	reply(fd, ret ? err : NULL, run, svc);
+	for (size_t i = 0; i < n_fds; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]); /* the pidfd, and those of a request refused early */
+	}
+	json_decref(req);
+	if (ret == 0) {
+		char events[PATH_MAX + 16];
+
+		user->runs++;
+		snprintf(events, sizeof(events), "%s/cgroup.events", run->cgroup.path);
+		run->events_wd = inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
+		/* A command that ended before the watch never changes cgroup.events again. */
+		if (!is_populated(run))
+			end_run(svc, svc->n_runs - 1);
+		return;
+	}
+	if (run)
+		release_run(svc, run, &lost, &oom); /* closes fd */
+	else
+		close(fd);
+}
+
+static void accept_requests(struct exec_service *svc)
+{
+	for (;;) {
+		int fd = accept4(svc->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		size_t i;
+
+		if (fd < 0)
+			return;
+		for (i = 0; i < EXEC_SERVICE_PENDING && svc->pending[i] >= 0; i++)
+			;
+		/* Callers that connect and send nothing must not hold the agent: drop beyond. */
+		if (i == EXEC_SERVICE_PENDING || wait_loop_watch(svc->epoll_fd, fd)) {
+			close(fd);
+			continue;
+		}
+		svc->pending[i] = fd;
+	}
+}
+
+static void read_pending(struct exec_service *svc, size_t i)
+{
+	static char text[EXEC_MESSAGE_MAX];
+	int fds[EXEC_MESSAGE_MAX_FDS];
+	size_t n_fds;
+	int fd = svc->pending[i];
+	ssize_t n = exec_message_recv(fd, text, sizeof(text), fds, EXEC_MESSAGE_MAX_FDS, &n_fds,
+				      MSG_DONTWAIT);
+
+	if (n == -EAGAIN)
+		return;
+	svc->pending[i] = -1;
+	if (n <= 0) {
+		close(fd);
+		return;
+	}
+	serve_request(svc, fd, text, fds, n_fds);
+}
+
+static void end_run(struct exec_service *svc, size_t i)
+{
+	struct exec_service_run *run = svc->runs[i];
+	int conn_fd = run->conn_fd;
+	struct exec_service_user *user = find_user(svc, run->uid);
+	__u64 lost;
+	bool oom;
+	char text[128];
+
+	svc->runs[i] = svc->runs[--svc->n_runs];
+	if (user && user->runs)
+		user->runs--;
+	run->conn_fd = -1;
+	release_run(svc, run, &lost, &oom);
+	if (conn_fd >= 0) {
+		snprintf(text, sizeof(text), "{\"events_lost\":%llu,\"oom_killed\":%s}",
+			 (unsigned long long)lost, oom ? "true" : "false");
+		exec_message_send(conn_fd, text, strlen(text), NULL, 0);
+		close(conn_fd);
+	}
+}
+
+/* The caller's end: the run is over for it. Its hang-up alone changes nothing. */
+static void read_run_conn(struct exec_service *svc, size_t i)
+{
+	struct exec_service_run *run = svc->runs[i];
+	char text[256];
+	size_t n_fds;
+	ssize_t n =
+	    exec_message_recv(run->conn_fd, text, sizeof(text), NULL, 0, &n_fds, MSG_DONTWAIT);
+
+	json_t *msg;
+	bool end;
+
+	if (n == -EAGAIN)
+		return;
+	msg = n > 0 ? json_loads(text, 0, NULL) : NULL;
+	end = strcmp(json_string_value(json_object_get(msg, "op")) ?: "", "end") == 0;
+	json_decref(msg);
+	if (end) {
+		end_run(svc, i);
+		return;
+	}
+	close(run->conn_fd);
+	run->conn_fd = -1;
+}
+
+static bool is_populated(const struct exec_service_run *run)
+{
+	char path[PATH_MAX + 16];
+	long values[2];
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", run->cgroup.path);
+	return read_proc_field(path, "populated", values) != 0 || values[0] != 0;
+}
+
+/* Runs whose cgroup became empty end: nothing of them is left. */
+static void end_empty_runs(struct exec_service *svc)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	while (read(svc->inotify_fd, buf, sizeof(buf)) > 0)
+		;
+	for (size_t i = svc->n_runs; i-- > 0;) {
+		if (!is_populated(svc->runs[i]))
+			end_run(svc, i);
+	}
+}
+
+void exec_service_serve(struct exec_service *svc)
+{
+	struct epoll_event ready[16];
+	int n;
+
+	if (svc->epoll_fd < 0)
+		return;
+	n = epoll_wait(svc->epoll_fd, ready, 16, 0);
+	for (int e = 0; e < n; e++) {
+		int fd = ready[e].data.fd;
+
+		if (fd == svc->listen_fd) {
+			accept_requests(svc);
+		} else if (fd == svc->inotify_fd) {
+			end_empty_runs(svc);
+		} else {
+			for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
+				if (svc->pending[i] == fd)
+					read_pending(svc, i);
+			}
+			for (size_t i = 0; i < svc->n_runs; i++) {
+				if (svc->runs[i]->conn_fd == fd) {
+					read_run_conn(svc, i);
+					break;
+				}
+			}
+		}
+	}
+}
+
+/*
+ * A run an earlier agent bound (it was restarted): adopted, so that it ends
+ * as the others do, once empty. Its roots are found by its policy id.
+ */
+static void adopt_run(struct exec_service *svc, const char *path, uid_t uid)
+{
+	struct exec_service_run *run = calloc(1, sizeof(*run));
+	struct exec_service_user *user = find_user(svc, uid);
+	struct cgward_cgroup_policy binding;
+	char events[PATH_MAX + 16];
+
+	if (!run || !user) {
+		free(run);
+		return;
+	}
+	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .ring_fd = -1};
+	snprintf(run->cgroup.path, sizeof(run->cgroup.path), "%s", path);
+	run->cgroup_created = cgroup_read_id(path, &run->cgroup.id) == 0;
+	if (run->cgroup_created &&
+	    policy_maps_get_binding(svc->maps, run->cgroup.id, &binding) == 0 &&
+	    binding.policy_id >= CGWARD_EXEC_POLICY_MIN)
+		run->policy_id = binding.policy_id;
+	if (!run->cgroup_created || add_run(svc, run)) {
+		free_run(run);
+		return;
+	}
+	user->runs++;
+	snprintf(events, sizeof(events), "%s/cgroup.events", path);
+	inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
+	if (!is_populated(run))
+		end_run(svc, svc->n_runs - 1);
+}
+
+/* Every run's cgroup directly under dir (a user's), adopted. */
+static void adopt_user_runs(struct exec_service *svc, const char *dir, uid_t uid)
+{
+	char path[PATH_MAX];
+	struct dirent *entry;
+	DIR *runs = opendir(dir);
+	pid_t creator;
+
+	while (runs && (entry = readdir(runs))) {
+		if (exec_cgroup_name_parse(entry->d_name, &creator) &&
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name) <
+			sizeof(path))
+			adopt_run(svc, path, uid);
+	}
+	if (runs)
+		closedir(runs);
+}
+
+void exec_service_adopt(struct exec_service *svc)
+{
+	char dir[PATH_MAX];
+	struct dirent *entry;
+	unsigned int uid;
+	DIR *users;
+
+	if (!svc->slice[0] || !(users = opendir(svc->slice)))
+		return;
+	while ((entry = readdir(users))) {
+		if (sscanf(entry->d_name, "user-%u", &uid) == 1 &&
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", svc->slice, entry->d_name) <
+			sizeof(dir))
+			adopt_user_runs(svc, dir, (uid_t)uid);
+	}
+	closedir(users);
+}
+
+void exec_service_close(struct exec_service *svc)
+{
+	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
+		if (svc->pending[i] >= 0)
+			close(svc->pending[i]);
+	}
+	/* The runs still going stay confined; the next agent removes them once empty. */
+	for (size_t i = 0; i < svc->n_runs; i++)
+		free_run(svc->runs[i]);
+	free(svc->runs);
+	free(svc->users);
+	if (svc->listen_fd >= 0) {
+		close(svc->listen_fd);
+		unlink(svc->config.path);
+	}
+	if (svc->inotify_fd >= 0)
+		close(svc->inotify_fd);
+	if (svc->epoll_fd >= 0)
+		close(svc->epoll_fd);
+}

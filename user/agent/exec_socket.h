@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The agent's exec socket: confines a new process of any local user, for
+ * cgward exec run without privilege (protocol: user/exec/exec_message.h).
+ * A confinement only takes rights away, so any user may ask for one, for
+ * its own child still at its gate, with roots it opened itself. Each run's
+ * cgroup is the agent's, under <the agent's cgroup's parent>/cgward.slice/
+ * user-UID/, and is torn down when it is empty, whatever the caller does.
+ */
+#ifndef CGWARD_EXEC_SOCKET_H
+#define CGWARD_EXEC_SOCKET_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "policy.h"
+#include "policy_maps.h"
+
+/* Connections whose request is not read yet: more are closed at once. */
+#define EXEC_SERVICE_PENDING 64
+
+struct exec_service_run;
+struct exec_service_user;
+
+struct exec_service {
+	struct exec_socket_config config;
+	int listen_fd;
+	int epoll_fd;	/* the listener, each connection and inotify_fd: polled by the agent */
+	int inotify_fd; /* cgroup.events of each run: tear-down once it is empty */
+	char slice[PATH_MAX];
+	const struct policy_maps *maps;
+	const struct cgroup_layout *layout;
+	FILE *sink;			   /* the agent's event stream: one line per request */
+	int pending[EXEC_SERVICE_PENDING]; /* connected, request not yet read; -1: free */
+	struct exec_service_run **runs;
+	size_t n_runs, cap_runs;
+	struct exec_service_user *users;
+	size_t n_users, cap_users;
+};
+
+/*
+ * Listens on config->path (nothing when it is empty: off) with its mode and
+ * group, and finds the runs' slice beside the agent's own cgroup. Returns 0
+ * or negative errno, the reason in err.
+ */
+int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
+		      const struct policy_maps *maps, const struct cgroup_layout *layout,
+		      FILE *sink, char *err, size_t errlen);
+
+/* The descriptor to poll: readable when a request, an end or a run's exit waits. -1 when off. */
+int exec_service_fd(const struct exec_service *svc);
+
+/* Serves whatever is waiting, without blocking on any caller. */
+void exec_service_serve(struct exec_service *svc);
+
+/*
+ * Takes over the runs an earlier agent (restarted) left: each ends, as the
+ * runs of this agent do, once its cgroup is empty.
+ */
+void exec_service_adopt(struct exec_service *svc);
+
+/* Stops listening; the runs stay confined, adopted by the next agent. */
+void exec_service_close(struct exec_service *svc);
+
+#endif

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "exec_message.h"
+
+#define CONTROL_SIZE CMSG_SPACE(EXEC_MESSAGE_MAX_FDS * sizeof(int))
+
+int exec_message_send(int fd, const char *json, size_t len, const int *fds, size_t n_fds)
+{
+	union {
+		char buf[CONTROL_SIZE];
+		struct cmsghdr align;
+	} control = {};
+	struct iovec iov = {.iov_base = (void *)json, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *cmsg;
+
+	if (len > EXEC_MESSAGE_MAX || n_fds > EXEC_MESSAGE_MAX_FDS)
+		return -EMSGSIZE;
+	if (n_fds) {
+		msg.msg_control = control.buf;
+		msg.msg_controllen = CMSG_SPACE(n_fds * sizeof(int));
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(n_fds * sizeof(int));
+		memcpy(CMSG_DATA(cmsg), fds, n_fds * sizeof(int));
+	}
+	if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Every descriptor of the message is kept, or closed: none leaks. */
+static int take_fds(struct msghdr *msg, int *fds, size_t max_fds, size_t *n_fds)
+{
+	int ret = msg->msg_flags & (MSG_CTRUNC | MSG_TRUNC) ? -EMSGSIZE : 0;
+
+	*n_fds = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (ret == 0 && *n_fds < max_fds)
+				fds[(*n_fds)++] = got;
+			else {
+				close(got);
+				ret = -EMSGSIZE;
+			}
+		}
+	}
+	if (ret) {
+		while (*n_fds)
+			close(fds[--*n_fds]);
+	}
+	return ret;
+}
+
+ssize_t exec_message_recv(int fd, char *buf, size_t size, int *fds, size_t max_fds, size_t *n_fds,
+			  int flags)
+{
+	union {
+		char buf[CONTROL_SIZE];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {.iov_base = buf, .iov_len = size - 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control.buf,
+			     .msg_controllen = sizeof(control.buf)};
+	ssize_t n = recvmsg(fd, &msg, flags | MSG_CMSG_CLOEXEC);
+	int ret;
+
+	*n_fds = 0;
+	if (n < 0)
+		return -errno;
+	ret = take_fds(&msg, fds, max_fds, n_fds);
+	if (ret)
+		return ret;
+	buf[n] = '\0';
+	return n;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The exec socket's protocol, between cgward exec run by an ordinary user
+ * and the agent that confines its command (user/agent/exec_socket.c).
+ * SOCK_SEQPACKET: one message is one JSON object and the descriptors that
+ * go with it (SCM_RIGHTS).
+ *
+ * Request: {"argv0", "flags", "memory_mib", "fds": [kind...], "paths": [...]}
+ * with one descriptor per kind, in order: "pid" (the pidfd of the caller's
+ * child, waiting at its gate) first, then "write" and "ro" (O_PATH
+ * directories, --root and --ro), "unix" and "dev" (O_PATH, --allow-unix and
+ * --allow-dev). paths[i] names descriptor i in messages only.
+ * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer.
+ * Then the caller's {"op": "end"} once its command is over (or it was told
+ * to stop): the agent kills what is left, removes the cgroup and answers
+ * {"events_lost", "oom_killed"}.
+ */
+#ifndef CGWARD_EXEC_MESSAGE_H
+#define CGWARD_EXEC_MESSAGE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define EXEC_SOCKET_PATH     "/run/cgward/exec.sock"
+#define EXEC_MESSAGE_MAX     (128 * 1024)
+#define EXEC_MESSAGE_MAX_FDS 253 /* the kernel's SCM_MAX_FD */
+
+int exec_message_send(int fd, const char *json, size_t len, const int *fds, size_t n_fds);
+
+/*
+ * Receives one message, its JSON NUL-terminated in buf; its descriptors
+ * (close-on-exec) in fds. Returns its length, 0 at end of file, or negative
+ * errno: -EMSGSIZE when it or its descriptors did not fit (none are kept).
+ */
+ssize_t exec_message_recv(int fd, char *buf, size_t size, int *fds, size_t max_fds, size_t *n_fds,
+			  int flags);
+
+#endif
