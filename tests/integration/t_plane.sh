@@ -173,7 +173,11 @@ test_plane_of_another_build_is_upgraded_in_place_while_a_run_goes_on() {
 	grep -q "upgraded in place" "$T/load.err" || fail "load: $(cat "$T/load.err")"
 	after=$(pinned_program_ids)
 	[ "$(wc -l <<<"$after")" -eq "$(pinned_links)" ] || fail "links: $after"
-	[ -z "$(comm -12 <(echo "$before") <(echo "$after"))" ] || fail "programs kept: $after"
+	# Files, not <(...): bash may close a process substitution's pipe before
+	# comm opens /dev/fd/N inside a command substitution (seen on 6.12's run).
+	echo "$before" >"$T/programs.before"
+	echo "$after" >"$T/programs.after"
+	[ -z "$(comm -12 "$T/programs.before" "$T/programs.after")" ] || fail "programs kept: $after"
 	for id in $before; do program_detached "$id"; done
 	touch "$W/go"
 	expect_status 0 wait "$run"
