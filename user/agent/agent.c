@@ -725,14 +725,11 @@ static int start_gc_timer(struct agent *a)
 static void retry_unresolved(struct agent *a)
 {
 	struct itimerspec at = {0};
-	struct timespec now;
 	__u64 ticks, next;
 
 	if (read(a->retry_timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	next = agent_tree_retry_unresolved(&a->tree,
-					   (__u64)now.tv_sec * 1000 + (__u64)now.tv_nsec / 1000000);
+	next = agent_tree_retry_unresolved(&a->tree, wait_loop_now_ms());
 	at.it_value.tv_sec = (time_t)(next / 1000);
 	at.it_value.tv_nsec = (long)(next % 1000) * 1000000;
 	/* 0: disarmed. */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -18,6 +17,7 @@
 #include "container_meta.h"
 #include "cri_client.h"
 #include "pod_identity.h"
+#include "wait_loop.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_ONLYDIR)
 /* A pod's labels are asked for while its container is being set up: not for long. */
@@ -392,14 +392,6 @@ static int join(char *out, size_t outlen, const char *dir, const char *name)
 #define RESOLVE_RETRY_FIRST_MS 1000
 #define RESOLVE_RETRY_MAX_MS   30000
 
-static __u64 monotonic_ms(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (__u64)now.tv_sec * 1000 + (__u64)now.tv_nsec / 1000000;
-}
-
 /* 2 s after the first retry, doubled each time up to 30 s. */
 static __u64 resolve_backoff_ms(unsigned int tries)
 {
@@ -418,7 +410,7 @@ static void schedule_resolve(struct agent_cgroup *cg, bool unresolved)
 		cg->resolve_tries = 0;
 		cg->resolve_at_ms = 0;
 	} else if (!cg->resolve_at_ms) {
-		cg->resolve_at_ms = monotonic_ms() + RESOLVE_RETRY_FIRST_MS;
+		cg->resolve_at_ms = wait_loop_now_ms() + RESOLVE_RETRY_FIRST_MS;
 	}
 }
 

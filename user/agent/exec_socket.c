@@ -58,14 +58,6 @@ struct exec_service_user {
 	__u64 refilled_ms;
 };
 
-static __u64 now_ms(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (__u64)now.tv_sec * 1000 + (__u64)now.tv_nsec / 1000000;
-}
-
 /* Its directory must let every allowed user reach the socket: search rights for all. */
 static int make_socket_dir(const char *path)
 {
@@ -205,7 +197,7 @@ static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
 		svc->cap_users = cap;
 	}
 	svc->users[svc->n_users] = (struct exec_service_user){
-	    .uid = uid, .tokens = svc->config.request_burst, .refilled_ms = now_ms()};
+	    .uid = uid, .tokens = svc->config.request_burst, .refilled_ms = wait_loop_now_ms()};
 	return &svc->users[svc->n_users++];
 }
 
@@ -213,7 +205,7 @@ static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
 static int admit(struct exec_service *svc, struct exec_service_user *user, char *err, size_t errlen)
 {
 	const struct exec_socket_config *c = &svc->config;
-	__u64 now = now_ms();
+	__u64 now = wait_loop_now_ms();
 
 	user->tokens += (double)(now - user->refilled_ms) * c->requests_per_second / 1000.0;
 	if (user->tokens > c->request_burst)
