@@ -29,18 +29,24 @@ agent_start() {
 	agent_wait_log "ready:" $((readies + 1))
 }
 
+# The agent must exit 0 on SIGTERM: any other status fails the test, with the
+# end of its log (which goes with the test's own files).
 agent_stop() {
+	local status=0
 	if [ -n "$AGENT_PID" ]; then
-		kill -TERM "$AGENT_PID" 2>/dev/null
-		kill -CONT "$AGENT_PID" 2>/dev/null # a test may have stopped it
-		wait "$AGENT_PID" 2>/dev/null
+		kill -TERM "$AGENT_PID" 2>/dev/null || true
+		kill -CONT "$AGENT_PID" 2>/dev/null || true # a test may have stopped it
+		wait "$AGENT_PID" 2>/dev/null || status=$?
 		AGENT_PID=
 	fi
-	"$CGWARD" agent --unload --force >/dev/null 2>&1
+	"$CGWARD" agent --unload --force >/dev/null 2>&1 || true
 	if [ -e "$PINS" ]; then
 		echo "agent_stop: $PINS left behind" >&2
 		exit 1
 	fi
+	[ "$status" -eq 0 ] ||
+		fail "the agent exited with status $status; its log ends:
+$(tail -n 40 "$T/agent.log" 2>/dev/null)"
 }
 
 # wait_line FILE TEXT [COUNT]: FILE has a line with TEXT (COUNT of them), within 60 s.

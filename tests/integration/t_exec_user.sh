@@ -6,8 +6,12 @@
 USER_UID=65534
 EXEC_SOCK=/run/cgward/exec.sock
 
+# A command, not a function, where $! must be the user's process itself: a
+# function run with & is a subshell of root's, which a kill would stop instead.
+AS_USER=(setpriv --reuid=$USER_UID --regid=$USER_UID --clear-groups --)
+
 as_user() {
-	setpriv --reuid=$USER_UID --regid=$USER_UID --clear-groups -- "$@"
+	"${AS_USER[@]}" "$@"
 }
 
 # user_dirs: UW (the user's write root) and UO (outside it), both the user's.
@@ -21,13 +25,18 @@ user_dirs() {
 	: >"$AEV"
 }
 
-# user_agent_start [EXEC_SOCKET_YAML]: an agent whose policy binds nothing,
-# with the exec_socket key given, in $SUITE_CGROUP/agent.
+# user_agent_start [EXEC_SOCKET_YAML]: an agent whose policy binds nothing
+# (or holds the rules in $USER_RULES), with the exec_socket key given, in
+# $SUITE_CGROUP/agent.
 user_agent_start() {
 	local readies
 	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
 	mkdir -p "$T/agent-root" "$SUITE_CGROUP/agent"
-	agent_policy quiet "$T/agent-root" false "/no-such-cgroup-*" >"$T/policy.yaml"
+	if [ -n "${USER_RULES:-}" ]; then
+		printf '%s\n' "$USER_RULES" >"$T/policy.yaml"
+	else
+		agent_policy quiet "$T/agent-root" false "/no-such-cgroup-*" >"$T/policy.yaml"
+	fi
 	[ -z "${1:-}" ] || printf 'exec_socket: %s\n' "$1" >>"$T/policy.yaml"
 	# shellcheck disable=SC2016 # expanded by sh -c
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$SUITE_CGROUP/agent" \
@@ -55,7 +64,8 @@ wait_no_runs() {
 		[ -z "$(find "$SLICE" -mindepth 2 -type d 2>/dev/null)" ] && return 0
 		sleep 0.1
 	done
-	fail "runs' cgroups left: $(find "$SLICE" -mindepth 2 -type d)"
+	fail "runs' cgroups left: $(find "$SLICE" -mindepth 2 -type d); the agent's log ends:
+$(tail -n 20 "$T/agent.log")"
 }
 
 test_exec_user_writes_inside_and_is_denied_outside() {
@@ -118,7 +128,7 @@ test_exec_user_cannot_confine_a_foreign_process() {
 	user_agent_start
 	sleep 600 &
 	victim=$!
-	as_user sleep 600 &
+	"${AS_USER[@]}" sleep 600 &
 	sibling=$!
 	# shellcheck disable=SC2016
 	out=$(as_user python3 - "$EXEC_SOCK" "$UW" "$victim" "$sibling" <<'EOF'
@@ -198,7 +208,7 @@ test_exec_user_client_killed_leaves_command_confined() {
 	local client
 	user_dirs
 	user_agent_start
-	as_user "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/started
+	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/started
 		while [ ! -e $UW/go ]; do sleep 0.1; done
 		echo out >$UO/out; echo \$? >$UW/status" 2>/dev/null &
 	client=$!
@@ -212,17 +222,17 @@ test_exec_user_client_killed_leaves_command_confined() {
 	wait_no_runs
 }
 
-test_exec_user_16_concurrent_runs_are_enforced() {
+test_exec_user_64_concurrent_runs_are_enforced() {
 	local pids=() i
 	user_dirs
 	user_agent_start
-	for i in $(seq 16); do
+	for i in $(seq 64); do
 		as_user "$CGWARD" exec --root "$UW" -- \
 			sh -c "echo $i >$UW/in-$i; echo $i >$UO/out-$i" 2>/dev/null &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || true; done
-	for i in $(seq 16); do
+	for i in $(seq 64); do
 		expect_content "$UW/in-$i" "$i"
 		expect_absent "$UO/out-$i"
 	done
@@ -251,4 +261,75 @@ test_exec_user_agent_restart_keeps_the_run_confined() {
 	grep '^{' "$T/client.err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\")" \
 		>/dev/null || fail "no deny event: $(cat "$T/client.err")"
 	wait_no_runs
+}
+
+# A mandatory rule over the users' directories holds for their runs, from a
+# user's first (whose directory the agent makes, and binds before the run's
+# child is moved in: that ordering is not observable from here, the agent's
+# loop binding it a moment later too).
+test_exec_user_mandatory_rule_holds_from_the_first_run() {
+	local err status=0
+	user_dirs
+	mkdir "$UW/m"
+	chown $USER_UID:$USER_UID "$UW/m"
+	USER_RULES=$(agent_policy users "$UW/m" true "${REL}/cgward.slice/user-*")
+	user_agent_start
+	[ ! -e "$SLICE/user-$USER_UID" ] || fail "the user's directory is there before its first run"
+	err=$(as_user "$CGWARD" exec --root "$UW" -- \
+		sh -c "echo in >$UW/m/in && echo out >$UW/out" 2>&1) || status=$?
+	[ "$status" -ne 0 ] || fail "the write outside the mandatory root succeeded: $err"
+	expect_content "$UW/m/in" in
+	expect_absent "$UW/out"
+	grep '^{' <<<"$err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UW/out\")" \
+		>/dev/null || fail "no deny event on the user's stderr: $err"
+	# The agent's line names the rule, and the run's cgroup.
+	wait_line "$AEV" "\"path\":\"$UW/out\""
+	jq -e "select(.path == \"$UW/out\") | .policy == \"users\" and
+		(.cgroup | test(\"/cgward.slice/user-$USER_UID/cgward-[0-9]\"))" "$AEV" >/dev/null ||
+		fail "the agent's deny line: $(grep -F "$UW/out" "$AEV")"
+	wait_no_runs
+}
+
+# A user who connects and sends nothing, more times than the agent keeps
+# connections waiting for their request, loses its own, not another user's.
+test_exec_user_idle_connections_do_not_hold_off_other_users() {
+	local other=65533 holder
+	user_dirs
+	user_agent_start
+	# shellcheck disable=SC2016 # python's
+	"${AS_USER[@]}" python3 -c '
+import os, socket, sys, time
+held = [socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(300)]
+for s in held:
+    s.connect(sys.argv[1])
+open(sys.argv[2], "w").close()
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.1)
+' "$EXEC_SOCK" "$UW/holding" "$UW/release" &
+	holder=$!
+	wait_file "$UW/holding"
+	mkdir "$T/ow"
+	chown $other:$other "$T/ow"
+	setpriv --reuid=$other --regid=$other --clear-groups -- \
+		"$CGWARD" exec --root "$T/ow" -- sh -c "echo ok >$T/ow/f" ||
+		fail "another user's run was refused while the first held connections"
+	expect_content "$T/ow/f" ok
+	touch "$UW/release"
+	wait "$holder"
+	wait_no_runs
+}
+
+# SIGTERM to the client ends the run: what is left is killed, and the cgroup goes.
+test_exec_user_sigterm_to_the_client_ends_the_run() {
+	local client status=0
+	user_dirs
+	user_agent_start
+	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" -- sh -c "echo \$\$ >$UW/pid; exec sleep 1000" &
+	client=$!
+	wait_file "$UW/pid"
+	kill -TERM "$client"
+	wait "$client" || status=$?
+	[ "$status" -ne 0 ] || fail "the client exited 0 after SIGTERM"
+	wait_no_runs
+	! kill -0 "$(cat "$UW/pid")" 2>/dev/null || fail "the command outlived its run"
 }

@@ -388,6 +388,8 @@ static void name_event(const struct cgward_event *e, struct event_context *names
 		names->k8s_namespace = cg->k8s_namespace;
 		names->pod_name = cg->pod_name;
 		names->container_name = cg->container_name;
+	} else {
+		names->cgroup_path = exec_service_run_cgroup(&a->exec, e->cgroup_id);
 	}
 	if (e->policy_id >= CGWARD_EXEC_POLICY_MIN)
 		names->policy_name = "exec";
@@ -764,7 +766,8 @@ static int start_exec_service(struct agent *a)
 	if (a->opt.exec_socket)
 		snprintf(config.path, sizeof(config.path), "%s",
 			 strcmp(a->opt.exec_socket, "off") ? a->opt.exec_socket : "");
-	ret = exec_service_open(&a->exec, &config, &a->maps, &a->layout, a->sink, err, sizeof(err));
+	ret = exec_service_open(&a->exec, &config, &a->maps, &a->layout, &a->tree, a->sink, err,
+				sizeof(err));
 	a->exec_open = true; /* closes what was opened, even on failure */
 	if (ret) {
 		fprintf(stderr, "cgward: agent: %s\n", err);

@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <linux/types.h>
 
+#include "agent.h"
 #include "cgward_abi.h"
 #include "event_socket.h"
 #include "exec_message.h"
@@ -143,7 +144,7 @@ static int find_slice(struct exec_service *svc, char *err, size_t errlen)
 
 int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
 		      const struct policy_maps *maps, const struct cgroup_layout *layout,
-		      FILE *sink, char *err, size_t errlen)
+		      struct agent_tree *tree, FILE *sink, char *err, size_t errlen)
 {
 	int ret;
 
@@ -153,8 +154,10 @@ int exec_service_open(struct exec_service *svc, const struct exec_socket_config 
 				     .inotify_fd = -1,
 				     .maps = maps,
 				     .layout = layout,
+				     .tree = tree,
 				     .sink = sink};
-	memset(svc->pending, -1, sizeof(svc->pending));
+	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++)
+		svc->pending[i].fd = -1;
 	if (!config->path[0])
 		return 0;
 	ret = find_slice(svc, err, errlen);
@@ -177,6 +180,22 @@ int exec_service_open(struct exec_service *svc, const struct exec_socket_config 
 int exec_service_fd(const struct exec_service *svc)
 {
 	return svc->epoll_fd;
+}
+
+static const char *relative_path(const struct exec_service *svc, const char *path)
+{
+	size_t len = strlen(svc->layout->unified);
+
+	return strncmp(path, svc->layout->unified, len) == 0 ? path + len : path;
+}
+
+const char *exec_service_run_cgroup(const struct exec_service *svc, __u64 cgroup_id)
+{
+	for (size_t i = 0; i < svc->n_runs; i++) {
+		if (svc->runs[i]->cgroup.id == cgroup_id)
+			return relative_path(svc, svc->runs[i]->cgroup.path);
+	}
+	return NULL;
 }
 
 static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
@@ -450,6 +469,23 @@ static void move_back(const char *origin_procs, pid_t pid)
 	}
 }
 
+/*
+ * The agent's rules over the cgroups made since its loop last looked: a
+ * mandatory one over the user's directory or the run's cgroup is bound now,
+ * so that the run's own binding takes it in before the child is moved.
+ */
+static int bind_new_cgroups(struct exec_service *svc, const struct exec_service_run *run, char *err,
+			    size_t errlen)
+{
+	int ret = agent_tree_read_events(svc->tree, true);
+
+	if (ret >= 0)
+		return 0;
+	snprintf(err, errlen, "cannot apply the agent's rules to %s: %s", run->cgroup.path,
+		 strerror(-ret));
+	return ret;
+}
+
 /* The maps first, then the cgroup bound to them, then the caller's child moved in. */
 static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_t pid, int pidfd,
 		    __u32 flags, __u64 memory_mib, char *err, size_t errlen)
@@ -476,6 +512,8 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 	if (ret == 0)
 		ret = exec_cgroup_create(svc->layout, dir, memory_mib, &run->cgroup, err, errlen);
 	run->cgroup_created = ret == 0;
+	if (ret == 0)
+		ret = bind_new_cgroups(svc, run, err, errlen);
 	if (ret == 0) {
 		ret =
 		    policy_maps_bind_exec_cgroup(svc->maps, run->cgroup.id, run->policy_id, flags);
@@ -496,13 +534,6 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 		ret = -ESRCH;
 	}
 	return ret;
-}
-
-static const char *relative_path(const struct exec_service *svc, const char *path)
-{
-	size_t len = strlen(svc->layout->unified);
-
-	return strncmp(path, svc->layout->unified, len) == 0 ? path + len : path;
 }
 
 /* The request and its outcome, a line of the agent's event stream. */
@@ -709,22 +740,59 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		close(fd);
 }
 
+static unsigned int pending_of(const struct exec_service *svc, uid_t uid)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++)
+		n += svc->pending[i].fd >= 0 && svc->pending[i].uid == uid;
+	return n;
+}
+
+/*
+ * A free pending slot; when none is, the slot of the oldest connection of
+ * the user holding the most, closed.
+ */
+static size_t pending_slot(struct exec_service *svc)
+{
+	size_t evict = 0;
+	unsigned int most = 0;
+
+	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
+		const struct exec_service_pending *p = &svc->pending[i];
+		unsigned int held;
+
+		if (p->fd < 0)
+			return i;
+		held = pending_of(svc, p->uid);
+		if (held > most || (held == most && p->accepted < svc->pending[evict].accepted)) {
+			most = held;
+			evict = i;
+		}
+	}
+	close(svc->pending[evict].fd);
+	svc->pending[evict].fd = -1;
+	return evict;
+}
+
 static void accept_requests(struct exec_service *svc)
 {
 	for (;;) {
 		int fd = accept4(svc->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct ucred peer;
+		socklen_t len = sizeof(peer);
 		size_t i;
 
 		if (fd < 0)
 			return;
-		for (i = 0; i < EXEC_SERVICE_PENDING && svc->pending[i] >= 0; i++)
-			;
-		/* Callers that connect and send nothing must not hold the agent: drop beyond. */
-		if (i == EXEC_SERVICE_PENDING || wait_loop_watch(svc->epoll_fd, fd)) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) ||
+		    wait_loop_watch(svc->epoll_fd, fd)) {
 			close(fd);
 			continue;
 		}
-		svc->pending[i] = fd;
+		i = pending_slot(svc);
+		svc->pending[i] = (struct exec_service_pending){
+		    .fd = fd, .uid = peer.uid, .accepted = ++svc->accepted};
 	}
 }
 
@@ -733,13 +801,13 @@ static void read_pending(struct exec_service *svc, size_t i)
 	static char text[EXEC_MESSAGE_MAX];
 	int fds[EXEC_MESSAGE_MAX_FDS];
 	size_t n_fds;
-	int fd = svc->pending[i];
+	int fd = svc->pending[i].fd;
 	ssize_t n = exec_message_recv(fd, text, sizeof(text), fds, EXEC_MESSAGE_MAX_FDS, &n_fds,
 				      MSG_DONTWAIT);
 
 	if (n == -EAGAIN)
 		return;
-	svc->pending[i] = -1;
+	svc->pending[i].fd = -1;
 	if (n <= 0) {
 		close(fd);
 		return;
@@ -769,7 +837,13 @@ static void end_run(struct exec_service *svc, size_t i)
 	}
 }
 
-/* The caller's end: the run is over for it. Its hang-up alone changes nothing. */
+/*
+ * The caller's end: the run is over for it. Its hang-up alone changes nothing.
+ * What is left of the run is killed; it ends, and the caller is answered,
+ * once its cgroup is empty (end_empty_runs), so the agent never waits on
+ * it. Without cgroup.kill (before 5.14) a kill per process can miss a fork:
+ * exec_cgroup_destroy's loop, bounded, kills until none is left.
+ */
 static void read_run_conn(struct exec_service *svc, size_t i)
 {
 	struct exec_service_run *run = svc->runs[i];
@@ -787,7 +861,8 @@ static void read_run_conn(struct exec_service *svc, size_t i)
 	end = strcmp(json_string_value(json_object_get(msg, "op")) ?: "", "end") == 0;
 	json_decref(msg);
 	if (end) {
-		end_run(svc, i);
+		if (!is_populated(run) || exec_cgroup_kill(&run->cgroup))
+			end_run(svc, i);
 		return;
 	}
 	close(run->conn_fd);
@@ -833,7 +908,7 @@ void exec_service_serve(struct exec_service *svc)
 			end_empty_runs(svc);
 		} else {
 			for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
-				if (svc->pending[i] == fd)
+				if (svc->pending[i].fd == fd)
 					read_pending(svc, i);
 			}
 			for (size_t i = 0; i < svc->n_runs; i++) {
@@ -918,8 +993,8 @@ void exec_service_adopt(struct exec_service *svc)
 void exec_service_close(struct exec_service *svc)
 {
 	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
-		if (svc->pending[i] >= 0)
-			close(svc->pending[i]);
+		if (svc->pending[i].fd >= 0)
+			close(svc->pending[i].fd);
 	}
 	/* The runs still going stay confined; the next agent removes them once empty. */
 	for (size_t i = 0; i < svc->n_runs; i++)

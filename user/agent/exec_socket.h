@@ -18,11 +18,22 @@
 #include "policy.h"
 #include "policy_maps.h"
 
-/* Connections whose request is not read yet: more are closed at once. */
-#define EXEC_SERVICE_PENDING 64
+/*
+ * Connections whose request is not read yet. When all are taken, a new one
+ * takes the place of the oldest of the user who holds the most: a user who
+ * connects and sends nothing can hold off only itself.
+ */
+#define EXEC_SERVICE_PENDING 256
 
+struct agent_tree;
 struct exec_service_run;
 struct exec_service_user;
+
+struct exec_service_pending {
+	int fd; /* -1: a free slot */
+	uid_t uid;
+	__u64 accepted; /* the order of acceptance: the lowest is the oldest */
+};
 
 struct exec_service {
 	struct exec_socket_config config;
@@ -32,8 +43,10 @@ struct exec_service {
 	char slice[PATH_MAX];
 	const struct policy_maps *maps;
 	const struct cgroup_layout *layout;
-	FILE *sink;			   /* the agent's event stream: one line per request */
-	int pending[EXEC_SERVICE_PENDING]; /* connected, request not yet read; -1: free */
+	struct agent_tree *tree; /* the agent's rules: bound on a run's cgroups before it runs */
+	FILE *sink;		 /* the agent's event stream: one line per request */
+	struct exec_service_pending pending[EXEC_SERVICE_PENDING];
+	__u64 accepted;
 	struct exec_service_run **runs;
 	size_t n_runs, cap_runs;
 	struct exec_service_user *users;
@@ -47,10 +60,13 @@ struct exec_service {
  */
 int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
 		      const struct policy_maps *maps, const struct cgroup_layout *layout,
-		      FILE *sink, char *err, size_t errlen);
+		      struct agent_tree *tree, FILE *sink, char *err, size_t errlen);
 
 /* The descriptor to poll: readable when a request, an end or a run's exit waits. -1 when off. */
 int exec_service_fd(const struct exec_service *svc);
+
+/* The cgroup (relative to the cgroup2 root) of the run bound to cgroup_id; NULL if none is. */
+const char *exec_service_run_cgroup(const struct exec_service *svc, __u64 cgroup_id);
 
 /* Serves whatever is waiting, without blocking on any caller. */
 void exec_service_serve(struct exec_service *svc);

@@ -511,6 +511,11 @@ static void kill_members(const char *dir)
 	fclose(procs);
 }
 
+int exec_cgroup_kill(const struct exec_cgroup *cg)
+{
+	return write_control(cg->path, "cgroup.kill", "1");
+}
+
 static long now_ns(void)
 {
 	struct timespec now;

@@ -53,6 +53,12 @@ int exec_cgroup_attach(const struct exec_cgroup *cg, pid_t pid, char *err, size_
 bool exec_cgroup_oom_killed(const struct exec_cgroup *cg);
 
 /*
+ * Kills every member at once, forks included, without waiting for them to
+ * exit (cgroup.kill); -ENOENT on kernels before 5.14, which lack it.
+ */
+int exec_cgroup_kill(const struct exec_cgroup *cg);
+
+/*
  * Kills every member, waits (sleeping with backoff) until the kernel lets the
  * cgroups be removed, at most timeout_ms, and removes both; cg->path and
  * cg->memory_path are cleared as they go, so a second call is a no-op.
