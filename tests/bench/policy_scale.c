@@ -157,7 +157,7 @@ static int run_enforced(const struct policy_maps *maps, const struct scale_optio
 	}
 	policy_maps_unbind_cgroup(maps, SYNTHETIC_CGROUP_ID_BASE + (__u64)opt->n_cgroups - 1);
 	sigprocmask(SIG_SETMASK, NULL, &mask);
-	if (spawn_gated(opt->argv, &mask, NULL, &child) != 0) {
+	if (spawn_gated(opt->argv, &mask, NULL, -1, &child) != 0) {
 		fprintf(stderr, "policy_scale: cannot start %s\n", opt->argv[0]);
 	} else if (exec_cgroup_attach(&cgroup, child.pid, err, sizeof(err)) != 0 ||
 		   policy_maps_bind_cgroup(maps, cgroup.id,

@@ -377,12 +377,21 @@ static int confine_through_agent(struct execution *x, pid_t pid)
 	return ret;
 }
 
-/* Moves the gated child into the cgroup, rechecks the roots, and lets it run. */
+/* Has the gated child moved into the cgroup (if it was not started there). */
+static int confine_child(struct execution *x, const struct spawned *child, char *err, size_t errlen)
+{
+	if (x->via_agent)
+		return confine_through_agent(x, child->pid);
+	if (child->in_cgroup)
+		return exec_cgroup_attach_memory(&x->cgroup, child->pid, err, errlen);
+	return exec_cgroup_attach(&x->cgroup, child->pid, err, errlen);
+}
+
+/* Confines the gated child, rechecks the roots, and lets it run. */
 static int start_command(struct execution *x, struct spawned *child)
 {
 	char err[PATH_MAX + 128] = "";
-	int ret = x->via_agent ? confine_through_agent(x, child->pid)
-			       : exec_cgroup_attach(&x->cgroup, child->pid, err, sizeof(err));
+	int ret = confine_child(x, child, err, sizeof(err));
 
 	for (size_t i = 0; ret == 0 && i < x->n_roots; i++)
 		ret = root_verify_unchanged(&x->roots[i], err, sizeof(err));
@@ -464,6 +473,22 @@ static int install_allowed_nodes(struct execution *x)
 	return ret;
 }
 
+/* Direct, CMD starts in its cgroup (through the agent, the agent moves it there). */
+static int spawn_into_cgroup(struct execution *x, const sigset_t *previous, struct spawned *child)
+{
+	int cgroup_fd = -1, ret;
+
+	if (!x->via_agent) {
+		cgroup_fd = open(x->cgroup.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cgroup_fd < 0)
+			return -errno;
+	}
+	ret = spawn_gated(x->req->argv, previous, NULL, cgroup_fd, child);
+	if (cgroup_fd >= 0)
+		close(cgroup_fd);
+	return ret;
+}
+
 /* Starts CMD at its gate, in its own mount namespace with --private-tmp. */
 static int spawn_command(struct execution *x, const sigset_t *previous, struct spawned *child)
 {
@@ -481,8 +506,9 @@ static int spawn_command(struct execution *x, const sigset_t *previous, struct s
 	if (ret)
 		return ret;
 	if (!x->req->private_tmp)
-		return spawn_gated(x->req->argv, previous, NULL, child);
-	ret = spawn_gated(x->req->argv, previous, &prepare, child);
+		return spawn_into_cgroup(x, previous, child);
+	/* Outside the cgroup until moved: its mounts would be denied there. */
+	ret = spawn_gated(x->req->argv, previous, &prepare, -1, child);
 	if (ret == 0 && install_private_tmp(x, &report) != 0) {
 		spawn_abort(child);
 		ret = -EIO;

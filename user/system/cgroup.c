@@ -453,13 +453,16 @@ static int attach_to(const char *dir, pid_t pid, char *err, size_t errlen)
 	return r;
 }
 
+int exec_cgroup_attach_memory(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen)
+{
+	return cg->memory_path[0] ? attach_to(cg->memory_path, pid, err, errlen) : 0;
+}
+
 int exec_cgroup_attach(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen)
 {
 	int r = attach_to(cg->path, pid, err, errlen);
 
-	if (!r && cg->memory_path[0])
-		r = attach_to(cg->memory_path, pid, err, errlen);
-	return r;
+	return r ? r : exec_cgroup_attach_memory(cg, pid, err, errlen);
 }
 
 /* True when the "key value" line for key in dir/file has a value above 0. */

@@ -49,6 +49,9 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 /* Moves pid into the cgroup2 cgroup and the v1 memory cgroup (if any). */
 int exec_cgroup_attach(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen);
 
+/* Moves pid into the v1 memory cgroup (if any): for one started in the cgroup2 cgroup. */
+int exec_cgroup_attach_memory(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen);
+
 /* True when the kernel's OOM killer killed a member. */
 bool exec_cgroup_oom_killed(const struct exec_cgroup *cg);
 

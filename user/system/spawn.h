@@ -7,10 +7,12 @@
 #define CGWARD_SPAWN_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct spawned {
 	pid_t pid;
+	bool in_cgroup;	 /* started in the cgroup spawn_gated was given */
 	int gate_fd;	 /* closing it (or writing to it) lets the child exec */
 	int exec_err_fd; /* the child's execvp errno, or EOF once exec succeeded */
 };
@@ -32,10 +34,12 @@ struct spawn_prepare {
  * Forks a child that runs prepare (if not NULL) and waits at the gate, then
  * restores sigmask and execvp()s argv. When prepare fails, the child is
  * reaped and its error returned; on success prepare->report holds the
- * child's report.
+ * child's report. With cgroup_fd >= 0 (a cgroup2 directory) the child
+ * starts in that cgroup (clone3 CLONE_INTO_CGROUP, child->in_cgroup), or
+ * where its parent is when clone3 is not allowed (a seccomp filter's ENOSYS).
  */
 int spawn_gated(char *const argv[], const sigset_t *child_sigmask,
-		const struct spawn_prepare *prepare, struct spawned *child);
+		const struct spawn_prepare *prepare, int cgroup_fd, struct spawned *child);
 
 /* Opens the gate; returns 0 once CMD is running, or the execvp errno as a negative value. */
 int spawn_release(struct spawned *child);
