@@ -130,6 +130,31 @@ test_concurrent_execs_see_only_their_own_events() {
 	EV=$ev_b expect_events 1 true
 }
 
+# The ids of the runs' ring buffers alive in the kernel (unnamed ring buffer maps).
+exec_ring_ids() {
+	bpftool -j map list | jq -r '.[] | select(.type == "ringbuf" and (.name // "") == "") | .id' |
+		sort -n | tr '\n' ' '
+}
+
+# A run's ring buffer stays for the next run (no map of maps update, whose
+# RCU wait costs start-up): the next gets only its own events, and gc keeps it.
+test_a_parked_ring_serves_the_next_run_with_its_own_events_only() {
+	local parked
+	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/1.jsonl" \
+		--root "$W" -- "$FSOP" write "$O/one" x
+	parked=$(exec_ring_ids)
+	[ -n "$parked" ] || fail "no ring buffer parked after a run"
+	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/2.jsonl" \
+		--root "$W" -- "$FSOP" write "$O/two" x
+	[ "$(exec_ring_ids)" = "$parked" ] || fail "rings: $(exec_ring_ids), parked: $parked"
+	EV=$T/1.jsonl expect_deny create "$O/one"
+	EV=$T/1.jsonl expect_events 1 true
+	EV=$T/2.jsonl expect_deny create "$O/two"
+	EV=$T/2.jsonl expect_events 1 true
+	[ -z "$("$CGWARD" gc)" ] || fail "gc removed something: $("$CGWARD" gc --dry-run)"
+	[ "$(exec_ring_ids)" = "$parked" ] || fail "gc dropped the parked rings"
+}
+
 test_leaving_the_cgroup_via_cgroup_procs_is_denied() {
 	expect EPERM cgx --root "$W" -- sh -c "exec $FSOP append $CG2/cgroup.procs \$\$"
 	expect_deny open_write "$CG2/cgroup.procs"

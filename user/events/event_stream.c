@@ -73,6 +73,11 @@ int event_stream_drain(struct event_stream *stream)
 	return ret < 0 ? ret : 0;
 }
 
+void event_stream_skip(struct event_stream *stream)
+{
+	ring_reader_skip(&stream->ring);
+}
+
 void event_stream_close(struct event_stream *stream)
 {
 	ring_reader_close(&stream->ring);

@@ -33,6 +33,8 @@ int event_stream_open(struct event_stream *stream, int ring_fd, size_t ring_size
 __u64 event_stream_lost_per_cpu(void *arg);
 /* A descriptor that polls readable when records wait. */
 int event_stream_fd(const struct event_stream *stream);
+/* Drops the records waiting: those a reused ring holds from its last run. */
+void event_stream_skip(struct event_stream *stream);
 /* Writes every waiting record, then a "lost" line if the kernel dropped any since the last call. */
 int event_stream_drain(struct event_stream *stream);
 void event_stream_close(struct event_stream *stream);

@@ -83,6 +83,12 @@ done:
 	return n;
 }
 
+void ring_reader_skip(struct ring_reader *ring)
+{
+	__atomic_store_n(ring->consumer_pos, __atomic_load_n(ring->producer_pos, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+}
+
 void ring_reader_close(struct ring_reader *ring)
 {
 	if (ring->consumer_pos)

@@ -31,6 +31,9 @@ int ring_reader_map_size(int fd, size_t *data_size);
 /* Calls on_record for every committed record, in order; returns how many, or its error. */
 int ring_reader_consume(struct ring_reader *ring, ring_record_fn on_record, void *ctx);
 
+/* Gives back every record the ring holds unread, as if consumed: a reused ring's old ones. */
+void ring_reader_skip(struct ring_reader *ring);
+
 void ring_reader_close(struct ring_reader *ring);
 
 #endif

@@ -50,8 +50,9 @@ struct execution {
 	struct cgroup_layout layout;
 	struct plane plane;
 	bool plane_open;
-	__u32 policy_id; /* claimed in the plane's maps; 0 before */
-	int ring_fd;	 /* the run's own events */
+	__u32 policy_id;  /* claimed in the plane's maps; 0 before */
+	int ring_fd;	  /* the run's own events */
+	bool ring_reused; /* parked by an earlier run: its old records are skipped */
 	struct ring_insert {
 		pthread_t thread;
 		bool started;
@@ -262,20 +263,23 @@ static int finish_ring_insert(struct execution *x)
 /*
  * The run's policy under an id of its own, with its roots, before its
  * cgroup exists: the cgroup is bound to a complete policy. Its ring buffer
- * is inserted meanwhile (finish_ring_insert).
+ * is one an earlier run of the caller's parked, or a new one inserted
+ * meanwhile (finish_ring_insert).
  */
 static int install_policy(struct execution *x)
 {
 	const struct policy_maps *maps = &x->plane.maps;
-	int ret;
+	int ret = policy_maps_claim_exec(maps, "exec", (__u32)getpid(), getuid(), &x->policy_id,
+					 &x->ring_fd);
 
-	/* No name: libbpf would load a probe program to learn whether names are supported. */
-	x->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
-	if (x->ring_fd < 0)
-		return -errno;
-	ret = policy_maps_claim_exec_id(maps, "exec", (__u32)getpid(), &x->policy_id);
-	if (ret == 0)
-		ret = start_ring_insert(x);
+	x->ring_reused = x->ring_fd >= 0;
+	if (ret == 0 && !x->ring_reused) {
+		/* No name: libbpf would load a probe program to learn whether names are supported.
+		 */
+		x->ring_fd =
+		    bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
+		ret = x->ring_fd < 0 ? -errno : start_ring_insert(x);
+	}
 	if (ret == 0)
 		ret = policy_maps_put_roots(maps, x->policy_id, x->roots, x->n_roots);
 	return ret;
@@ -294,6 +298,8 @@ static int open_events(struct execution *x, int ring_fd, size_t ring_size, const
 	ret = event_stream_open(&x->events, ring_fd, ring_size, exec_events_lost, x, x->sink,
 				&x->ctx);
 	x->events_open = ret == 0;
+	if (ret == 0 && x->ring_reused)
+		event_stream_skip(&x->events);
 	if (ret)
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
 	return ret;
@@ -597,14 +603,19 @@ static int tear_down(struct execution *x, int status)
 		}
 		policy_maps_unbind_cgroup(&x->plane.maps, x->cgroup.id);
 	}
-	/* The cgroup is gone (its binding with it): no process can use the policy now. */
+	/*
+	 * The cgroup is gone (its binding with it): no process can use the
+	 * policy now, and the ring's last records are read before it is parked.
+	 */
+	if (x->events_open)
+		event_stream_drain(&x->events);
 	if (x->policy_id) {
 		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->private_roots,
 					 x->n_private_roots);
 		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->unix_sockets,
 					 x->n_unix_sockets);
 		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
-		policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
+		policy_maps_park_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots, getuid());
 	}
 	return status;
 }

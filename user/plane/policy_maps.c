@@ -349,6 +349,58 @@ int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, 
 	return -ENOSPC;
 }
 
+/* Rings parked at most: 8 MiB of locked memory, enough for a caller's steady stream of runs. */
+#define CGWARD_PARKED_MAX 32
+
+static bool is_parked(const struct cgward_policy_info *info)
+{
+	return info->owner_pid == 0 && strcmp(info->name, CGWARD_PARKED_NAME) == 0;
+}
+
+/*
+ * The ring parked under id, made the caller's: deleting the parked entry is
+ * the claim (one deleter succeeds), creating its own takes the id.
+ */
+static int take_parked(const struct policy_maps *maps, __u32 id,
+		       const struct cgward_policy_info *info, int *ring_fd)
+{
+	__u32 ring_id;
+
+	if (bpf_map_delete_elem(maps->policy_info_fd, &id) ||
+	    bpf_map_update_elem(maps->policy_info_fd, &id, info, BPF_NOEXIST))
+		return -EBUSY; /* another run took it first */
+	/* A map of maps gives the inner map's id to a lookup from user space. */
+	*ring_fd = bpf_map_lookup_elem(maps->exec_events_fd, &id, &ring_id) == 0
+		       ? bpf_map_get_fd_by_id(ring_id)
+		       : -1;
+	return 0;
+}
+
+int policy_maps_claim_exec(const struct policy_maps *maps, const char *name, __u32 owner_pid,
+			   uid_t uid, __u32 *policy_id, int *ring_fd)
+{
+	struct cgward_policy_info info = {.owner_pid = owner_pid}, parked;
+	__u32 *ids;
+	size_t n;
+
+	*ring_fd = -1;
+	snprintf(info.name, sizeof(info.name), "%s", name);
+	if (collect_keys(maps->policy_info_fd, sizeof(*ids), (void **)&ids, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (ids[i] >= CGWARD_EXEC_POLICY_MIN &&
+			    policy_maps_get_info(maps, ids[i], &parked) == 0 &&
+			    is_parked(&parked) && parked.parked_uid == (__u32)uid &&
+			    take_parked(maps, ids[i], &info, ring_fd) == 0) {
+				*policy_id = ids[i];
+				free(ids);
+				return 0;
+			}
+		}
+		free(ids);
+	}
+	return policy_maps_claim_exec_id(maps, name, owner_pid, policy_id);
+}
+
 int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, int ring_fd)
 {
 	if (bpf_map_update_elem(maps->exec_events_fd, &policy_id, &ring_fd, BPF_NOEXIST) != 0)
@@ -371,15 +423,54 @@ static void delete_roots_of(const struct policy_maps *maps, __u32 policy_id)
 	free(keys);
 }
 
-void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id,
-			     const struct root_spec *roots, size_t n_roots)
+/* Those given, or when roots is NULL every root of policy_id. */
+static void delete_exec_roots(const struct policy_maps *maps, __u32 policy_id,
+			      const struct root_spec *roots, size_t n_roots)
 {
 	if (roots)
 		policy_maps_delete_roots(maps, policy_id, roots, n_roots);
 	else
 		delete_roots_of(maps, policy_id);
+}
+
+void policy_maps_delete_exec(const struct policy_maps *maps, __u32 policy_id,
+			     const struct root_spec *roots, size_t n_roots)
+{
+	delete_exec_roots(maps, policy_id, roots, n_roots);
 	bpf_map_delete_elem(maps->exec_events_fd, &policy_id);
 	policy_maps_delete_info(maps, policy_id);
+}
+
+static size_t count_parked(const struct policy_maps *maps)
+{
+	struct cgward_policy_info info;
+	size_t n, parked = 0;
+	__u32 *ids;
+
+	if (collect_keys(maps->policy_info_fd, sizeof(*ids), (void **)&ids, &n))
+		return CGWARD_PARKED_MAX;
+	for (size_t i = 0; i < n; i++)
+		parked += ids[i] >= CGWARD_EXEC_POLICY_MIN &&
+			  policy_maps_get_info(maps, ids[i], &info) == 0 && is_parked(&info);
+	free(ids);
+	return parked;
+}
+
+void policy_maps_park_exec(const struct policy_maps *maps, __u32 policy_id,
+			   const struct root_spec *roots, size_t n_roots, uid_t uid)
+{
+	struct cgward_policy_info parked = {.parked_uid = (__u32)uid};
+	__u32 ring_id;
+
+	if (count_parked(maps) >= CGWARD_PARKED_MAX ||
+	    bpf_map_lookup_elem(maps->exec_events_fd, &policy_id, &ring_id) != 0) {
+		policy_maps_delete_exec(maps, policy_id, roots, n_roots);
+		return;
+	}
+	delete_exec_roots(maps, policy_id, roots, n_roots);
+	snprintf(parked.name, sizeof(parked.name), "%s", CGWARD_PARKED_NAME);
+	if (bpf_map_update_elem(maps->policy_info_fd, &policy_id, &parked, BPF_EXIST))
+		policy_maps_delete_exec(maps, policy_id, NULL, 0);
 }
 
 static bool bound_to(const __u32 *bound, size_t n, __u32 policy_id)
@@ -427,7 +518,8 @@ int policy_maps_collect_execs(const struct policy_maps *maps, bool (*owner_alive
 		struct cgward_policy_info info;
 
 		if (ids[i] < CGWARD_EXEC_POLICY_MIN || bound_to(bound, n_bound, ids[i]) ||
-		    policy_maps_get_info(maps, ids[i], &info) || owner_alive(info.owner_pid))
+		    policy_maps_get_info(maps, ids[i], &info) || owner_alive(info.owner_pid) ||
+		    is_parked(&info))
 			continue;
 		policy_maps_delete_exec(maps, ids[i], NULL, 0);
 		removed(ids[i], arg);

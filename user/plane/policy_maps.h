@@ -7,6 +7,7 @@
 #define CGWARD_POLICY_MAPS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #include "cgward_abi.h"
@@ -95,8 +96,26 @@ int policy_maps_retire(const struct policy_maps *maps, __u32 first, __u32 end);
 int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, __u32 owner_pid,
 			      __u32 *policy_id);
 
+/*
+ * A policy id for a new run of uid, claimed as policy_maps_claim_exec_id
+ * does, with the ring buffer an ended run of uid parked under it: *ring_fd is
+ * a new descriptor of that ring, already in exec_events (its reader skips
+ * what the last run left). When none is parked, a new id and *ring_fd -1:
+ * the caller creates the ring and puts it in (policy_maps_put_exec_ring).
+ */
+int policy_maps_claim_exec(const struct policy_maps *maps, const char *name, __u32 owner_pid,
+			   uid_t uid, __u32 *policy_id, int *ring_fd);
+
 /* The run's own ring buffer: the kernel sends it the events of the cgroups bound to policy_id. */
 int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, int ring_fd);
+
+/*
+ * policy_maps_delete_exec, but the ring buffer stays in exec_events, parked
+ * for the next run of uid (32 rings at most are). Only once
+ * the run's reader has read its last record: the next run skips what is left.
+ */
+void policy_maps_park_exec(const struct policy_maps *maps, __u32 policy_id,
+			   const struct root_spec *roots, size_t n_roots, uid_t uid);
 
 /*
  * Removes an exec policy whose cgroups are gone: its roots (those given, or
