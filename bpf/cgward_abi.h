@@ -222,19 +222,21 @@ struct cgward_root_tag {
 #define CGWARD_POLICY_INFO_MAX (2 * 4096 + CGWARD_EXEC_MAX)
 
 /*
- * The name of an exec id whose run ended but whose ring buffer stays in
- * exec_events for the next run of the same uid (owner_pid 0): inserting a
- * ring into a map of maps, and deleting one, each wait for an RCU grace
- * period. Older builds of this ABI see an exec of a dead owner, and collect it.
+ * An exec id whose run ended but whose ring buffer stays in exec_events for
+ * the next run of the same uid: inserting a ring into a map of maps, and
+ * deleting or even looking one up from user space, each wait for an RCU
+ * grace period. Its policy_info: owner_pid 0, name CGWARD_PARKED_PREFIX and
+ * the uid in decimal, parked_ring the ring map's id. Older builds of this ABI
+ * see an exec of a dead owner, and collect it.
  */
-#define CGWARD_PARKED_NAME "parked"
+#define CGWARD_PARKED_PREFIX "parked:"
 
 struct cgward_policy_info {
 	__u64 denied;
 	__u64 audited;
 	__u64 events_lost; /* an exec's: events that did not fit its own ring buffer */
 	__u32 owner_pid;   /* an exec's: the cgward that claimed the id; 0 for the agent's */
-	__u32 parked_uid;  /* a parked exec ring's (CGWARD_PARKED_NAME): whose next run takes it */
+	__u32 parked_ring; /* a parked exec's (CGWARD_PARKED_PREFIX): its ring buffer's map id */
 	char name[CGWARD_POLICY_NAME_LEN];
 };
 

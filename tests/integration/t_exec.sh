@@ -138,7 +138,7 @@ exec_ring_ids() {
 
 # A run's ring buffer stays for the next run (no map of maps update, whose
 # RCU wait costs start-up): the next gets only its own events, and gc keeps it.
-test_a_parked_ring_serves_the_next_run_with_its_own_events_only() {
+test_exec_ring_parked_serves_the_next_run_with_its_own_events_only() {
 	local parked
 	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/1.jsonl" \
 		--root "$W" -- "$FSOP" write "$O/one" x

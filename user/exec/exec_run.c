@@ -615,7 +615,11 @@ static int tear_down(struct execution *x, int status)
 		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->unix_sockets,
 					 x->n_unix_sockets);
 		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
-		policy_maps_park_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots, getuid());
+		if (x->ring_fd >= 0 && x->ring_insert.ret == 0)
+			policy_maps_park_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots,
+					      getuid(), x->ring_fd);
+		else
+			policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
 	}
 	return status;
 }

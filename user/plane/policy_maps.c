@@ -352,27 +352,30 @@ int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, 
 /* Rings parked at most: 8 MiB of locked memory, enough for a caller's steady stream of runs. */
 #define CGWARD_PARKED_MAX 32
 
+static void parked_name(char *name, size_t size, uid_t uid)
+{
+	snprintf(name, size, "%s%u", CGWARD_PARKED_PREFIX, (unsigned int)uid);
+}
+
 static bool is_parked(const struct cgward_policy_info *info)
 {
-	return info->owner_pid == 0 && strcmp(info->name, CGWARD_PARKED_NAME) == 0;
+	return info->owner_pid == 0 &&
+	       strncmp(info->name, CGWARD_PARKED_PREFIX, strlen(CGWARD_PARKED_PREFIX)) == 0;
 }
 
 /*
  * The ring parked under id, made the caller's: deleting the parked entry is
- * the claim (one deleter succeeds), creating its own takes the id.
+ * the claim (one deleter succeeds), creating its own takes the id. *ring_fd
+ * is -1 if the ring has gone meanwhile.
  */
 static int take_parked(const struct policy_maps *maps, __u32 id,
+		       const struct cgward_policy_info *parked,
 		       const struct cgward_policy_info *info, int *ring_fd)
 {
-	__u32 ring_id;
-
 	if (bpf_map_delete_elem(maps->policy_info_fd, &id) ||
 	    bpf_map_update_elem(maps->policy_info_fd, &id, info, BPF_NOEXIST))
 		return -EBUSY; /* another run took it first */
-	/* A map of maps gives the inner map's id to a lookup from user space. */
-	*ring_fd = bpf_map_lookup_elem(maps->exec_events_fd, &id, &ring_id) == 0
-		       ? bpf_map_get_fd_by_id(ring_id)
-		       : -1;
+	*ring_fd = bpf_map_get_fd_by_id(parked->parked_ring);
 	return 0;
 }
 
@@ -380,17 +383,19 @@ int policy_maps_claim_exec(const struct policy_maps *maps, const char *name, __u
 			   uid_t uid, __u32 *policy_id, int *ring_fd)
 {
 	struct cgward_policy_info info = {.owner_pid = owner_pid}, parked;
+	char wanted[CGWARD_POLICY_NAME_LEN];
 	__u32 *ids;
 	size_t n;
 
 	*ring_fd = -1;
 	snprintf(info.name, sizeof(info.name), "%s", name);
+	parked_name(wanted, sizeof(wanted), uid);
 	if (collect_keys(maps->policy_info_fd, sizeof(*ids), (void **)&ids, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			if (ids[i] >= CGWARD_EXEC_POLICY_MIN &&
 			    policy_maps_get_info(maps, ids[i], &parked) == 0 &&
-			    is_parked(&parked) && parked.parked_uid == (__u32)uid &&
-			    take_parked(maps, ids[i], &info, ring_fd) == 0) {
+			    is_parked(&parked) && strcmp(parked.name, wanted) == 0 &&
+			    take_parked(maps, ids[i], &parked, &info, ring_fd) == 0) {
 				*policy_id = ids[i];
 				free(ids);
 				return 0;
@@ -457,18 +462,20 @@ static size_t count_parked(const struct policy_maps *maps)
 }
 
 void policy_maps_park_exec(const struct policy_maps *maps, __u32 policy_id,
-			   const struct root_spec *roots, size_t n_roots, uid_t uid)
+			   const struct root_spec *roots, size_t n_roots, uid_t uid, int ring_fd)
 {
-	struct cgward_policy_info parked = {.parked_uid = (__u32)uid};
-	__u32 ring_id;
+	struct cgward_policy_info parked = {0};
+	struct bpf_map_info ring = {0};
+	__u32 len = sizeof(ring);
 
 	if (count_parked(maps) >= CGWARD_PARKED_MAX ||
-	    bpf_map_lookup_elem(maps->exec_events_fd, &policy_id, &ring_id) != 0) {
+	    bpf_obj_get_info_by_fd(ring_fd, &ring, &len)) {
 		policy_maps_delete_exec(maps, policy_id, roots, n_roots);
 		return;
 	}
 	delete_exec_roots(maps, policy_id, roots, n_roots);
-	snprintf(parked.name, sizeof(parked.name), "%s", CGWARD_PARKED_NAME);
+	parked.parked_ring = ring.id;
+	parked_name(parked.name, sizeof(parked.name), uid);
 	if (bpf_map_update_elem(maps->policy_info_fd, &policy_id, &parked, BPF_EXIST))
 		policy_maps_delete_exec(maps, policy_id, NULL, 0);
 }

@@ -110,12 +110,13 @@ int policy_maps_claim_exec(const struct policy_maps *maps, const char *name, __u
 int policy_maps_put_exec_ring(const struct policy_maps *maps, __u32 policy_id, int ring_fd);
 
 /*
- * policy_maps_delete_exec, but the ring buffer stays in exec_events, parked
- * for the next run of uid (32 rings at most are). Only once
- * the run's reader has read its last record: the next run skips what is left.
+ * policy_maps_delete_exec, but the ring buffer ring_fd, which must be in
+ * exec_events under policy_id, stays there, parked for the next run of uid
+ * (32 rings at most are). Only once the run's reader has read its last
+ * record: the next run skips what is left.
  */
 void policy_maps_park_exec(const struct policy_maps *maps, __u32 policy_id,
-			   const struct root_spec *roots, size_t n_roots, uid_t uid);
+			   const struct root_spec *roots, size_t n_roots, uid_t uid, int ring_fd);
 
 /*
  * Removes an exec policy whose cgroups are gone: its roots (those given, or
