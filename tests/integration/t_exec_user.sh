@@ -8,7 +8,7 @@ EXEC_SOCK=/run/cgward/exec.sock
 
 # as_user CMD...: CMD as the user. In the background, "${AS_USER[@]}" CMD &
 # leaves CMD's own pid in $! (a function would leave its subshell's there).
-AS_USER=(setpriv --reuid=$USER_UID --regid=$USER_UID --clear-groups --)
+AS_USER=(setpriv "--reuid=$USER_UID" "--regid=$USER_UID" --clear-groups --)
 as_user() {
 	"${AS_USER[@]}" "$@"
 }
@@ -299,8 +299,8 @@ test_exec_user_private_tmp_runs_as_the_caller() {
 	status=0
 	err=$(as_user "$CGWARD" exec --root "$UW" --private-tmp -- /no/such-command 2>&1) ||
 		status=$?
-	[ "$status" -eq 127 ] && [ "$err" = "cgward: /no/such-command: No such file or directory" ] ||
-		fail "exited $status: $err"
+	[ "$status" -eq 127 ] || fail "exited $status, want 127: $err"
+	[ "$err" = "cgward: /no/such-command: No such file or directory" ] || fail "stderr: $err"
 	wait_no_runs
 }
 
