@@ -359,3 +359,39 @@ test_exec_user_private_tmp_agent_restart_keeps_the_status() {
 	[ "$status" -eq 5 ] || fail "exited $status, want 5: $(cat "$T/client.err")"
 	wait_no_runs
 }
+
+# A caller confined in a way the agent could not give its command (a user
+# namespace, a seccomp filter) is refused: nothing runs.
+test_exec_user_private_tmp_refuses_a_confined_caller() {
+	local err status
+	user_dirs
+	user_agent_start
+	[ ! -e /proc/sys/kernel/unprivileged_userns_clone ] ||
+		echo 1 >/proc/sys/kernel/unprivileged_userns_clone
+	status=0
+	err=$(as_user unshare --user "$CGWARD" exec --root "$UW" --private-tmp -- \
+		touch "$UW/ran" 2>&1) || status=$?
+	[ "$status" -eq 125 ] || fail "in a user namespace: exited $status, want 125: $err"
+	[[ "$err" == *"the caller is in another user or pid namespace"* ]] || fail "stderr: $err"
+	# An allow-all seccomp filter, installed by hand: still one the command would lack.
+	status=0
+	err=$(as_user python3 - "$CGWARD" "$UW" 2>&1 <<'PY'
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+allow = struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000)  # BPF_RET|BPF_K SECCOMP_RET_ALLOW
+code = ctypes.create_string_buffer(allow)
+prog = struct.pack("HxxxxxxQ", 1, ctypes.addressof(code))
+prog_buf = ctypes.create_string_buffer(prog)
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.addressof(prog_buf), 0, 0) == 0  # PR_SET_SECCOMP, FILTER
+cgward, root = sys.argv[1], sys.argv[2]
+os.execv(cgward, [cgward, "exec", "--root", root, "--private-tmp", "--", "touch", root + "/ran"])
+PY
+	) || status=$?
+	[ "$status" -eq 125 ] || fail "under seccomp: exited $status, want 125: $err"
+	[[ "$err" == *"the caller runs under seccomp"* ]] || fail "stderr: $err"
+	expect_absent "$UW/ran"
+	wait_line "$AEV" '"result":"refused"' 2
+	wait_no_runs
+}
