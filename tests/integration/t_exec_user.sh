@@ -395,3 +395,22 @@ PY
 	wait_line "$AEV" '"result":"refused"' 2
 	wait_no_runs
 }
+
+# A caller that cgward confines (here a run of root's, the exec socket
+# allowed to it) gets no run of its own: it would be beside its boundary.
+test_exec_user_confined_caller_gets_no_run() {
+	local err status option
+	user_dirs
+	user_agent_start
+	for option in "" --private-tmp; do
+		status=0
+		err=$("$CGWARD" exec --root "$UW" --allow-unix "$EXEC_SOCK" -- "${AS_USER[@]}" \
+			"$CGWARD" exec --root "$UO" ${option:+"$option"} -- touch "$UO/escaped" 2>&1) ||
+			status=$?
+		[ "$status" -eq 125 ] || fail "'$option': exited $status, want 125: $err"
+		[[ "$err" == *"the caller is confined by cgward"* ]] || fail "'$option': stderr: $err"
+		expect_absent "$UO/escaped"
+	done
+	wait_line "$AEV" '"result":"refused"' 2
+	wait_no_runs
+}

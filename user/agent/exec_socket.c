@@ -511,6 +511,36 @@ static const char *relative_path(const struct exec_service *svc, const char *pat
 	return strncmp(path, svc->layout->unified, len) == 0 ? path + len : path;
 }
 
+/*
+ * A caller that cgward confines gets no run: the run's cgroup would be
+ * beside its boundary (in cgward.slice), not within it, and a policy nested
+ * in another is not built.
+ */
+static int check_caller_unconfined(const struct exec_service *svc, pid_t caller, char *err,
+				   size_t errlen)
+{
+	char procs[PATH_MAX + 16];
+	struct cgward_cgroup_policy binding;
+	__u64 id;
+	int ret = read_origin(svc, caller, procs, sizeof(procs), err, errlen);
+
+	if (ret)
+		return ret;
+	*strrchr(procs, '/') = '\0'; /* its cgroup.procs: the directory */
+	if (cgroup_read_id(procs, &id)) {
+		snprintf(err, errlen, "cannot read the cgroup of process %d", caller);
+		return -ESRCH;
+	}
+	if (policy_maps_get_binding(svc->maps, id, &binding) == 0) {
+		snprintf(err, errlen,
+			 "the caller is confined by cgward (its cgroup %s is bound to a policy): a "
+			 "run of its own would not be within that boundary",
+			 relative_path(svc, procs));
+		return -EPERM;
+	}
+	return 0;
+}
+
 /* The request and its outcome, a line of the agent's event stream. */
 static void log_request(struct exec_service *svc, const struct ucred *peer, pid_t pid,
 			const char *argv0, const struct exec_service_run *run, const char *error)
@@ -658,8 +688,7 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 static bool is_populated(const struct exec_service_run *run);
 static void end_run(struct exec_service *svc, size_t i);
 
-/* The supervisor of a spawned run: until its command is in the cgroup, the empty cgroup is no end.
- */
+/* A spawned run's supervisor: until its command is in the cgroup, an empty cgroup is no end. */
 static void start_spawned(struct exec_service *svc, struct exec_service_run *run,
 			  const struct exec_spawn *spawn)
 {
@@ -719,6 +748,8 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		snprintf(err, sizeof(err), "%s", strerror(-ret));
 	if (ret == 0)
 		ret = admit(svc, user, err, sizeof(err));
+	if (ret == 0)
+		ret = check_caller_unconfined(svc, peer.pid, err, sizeof(err));
 	if (ret == 0 && !req) {
 		snprintf(err, sizeof(err), "malformed request");
 		ret = -EINVAL;

@@ -428,7 +428,11 @@ int exec_spawn_start(const struct exec_spawn *spawn, const struct exec_spawn_run
 
 	if (pipe2(setup, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
-	/* A grandchild, reparented at once: the agent neither reaps it nor takes it down. */
+	/*
+	 * A grandchild, reparented at once: the agent neither reaps it nor
+	 * takes it down. The agent may run a metrics thread: the children use
+	 * malloc and stdio, which glibc's fork leaves usable in a child.
+	 */
 	middle = fork();
 	if (middle == 0) {
 		close(setup[0]);
