@@ -263,7 +263,7 @@ int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_age
 	return ret;
 }
 
-int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *exit)
+int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome)
 {
 	char text[PATH_MAX + 256];
 	size_t n_fds;
@@ -272,10 +272,10 @@ int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *exit)
 	json_t *status = json_object_get(msg, "status");
 	const char *error = json_string_value(json_object_get(msg, "error"));
 
-	*exit = (struct exec_agent_exit){
+	*outcome = (struct exec_agent_exit){
 	    .status = (int)json_integer_value(status),
 	    .exec_error = (int)json_integer_value(json_object_get(msg, "exec_error"))};
-	snprintf(exit->error, sizeof(exit->error), "%s", error ?: "");
+	snprintf(outcome->error, sizeof(outcome->error), "%s", error ?: "");
 	json_decref(msg);
 	if (n < 0)
 		return (int)n;

@@ -60,7 +60,7 @@ int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_age
  * Reads what the supervisor says on grant->exit_fd once the command is over;
  * -ECONNRESET when it ended without a word.
  */
-int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *exit);
+int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome);
 
 /*
  * Tells the agent the run is over: it kills what is left of it and removes

@@ -411,19 +411,20 @@ static int start_command(struct execution *x, struct spawned *child)
 /* How the command the agent started ended: its status, or why it never ran, as cgward's own. */
 static int spawned_status(struct execution *x)
 {
-	struct exec_agent_exit exit;
-	int ret = exec_agent_read_exit(x->grant.exit_fd, &exit);
+	struct exec_agent_exit outcome;
+	int ret = exec_agent_read_exit(x->grant.exit_fd, &outcome);
 
 	if (ret) {
 		fprintf(stderr, "cgward: exec: the agent did not say how %s ended: %s\n",
 			x->req->argv[0], strerror(-ret));
 		return EXIT_SETUP_FAILED;
 	}
-	if (exit.error[0]) {
-		fprintf(stderr, "cgward: %s\n", exit.error);
+	if (outcome.error[0]) {
+		fprintf(stderr, "cgward: %s\n", outcome.error);
 		return EXIT_SETUP_FAILED;
 	}
-	return exit.exec_error ? exec_error_status(exit.exec_error, x->req->argv[0]) : exit.status;
+	return outcome.exec_error ? exec_error_status(outcome.exec_error, x->req->argv[0])
+				  : outcome.status;
 }
 
 /*
