@@ -378,7 +378,8 @@ test-kubernetes: all $(BUILD)/other/cgward
 
 # The Python client: its arguments and its handling of cgward exec (a stand-in
 # for it) here; pip installs a copy (a build writes into its source tree) into a
-# venv; then real runs, as root, in the VM. Debian's python3, which its
+# venv; then real runs in the VM, as root and as an ordinary user through an
+# agent (clients/python/tests/run_in_vm.sh). Debian's python3, which its
 # python3-* packages serve (another python3 may come first on PATH). pytest
 # exits 5 when no test is selected, which fails the target as any error does.
 PYTHON3 := /usr/bin/python3
@@ -390,8 +391,8 @@ test-python: all
 	$(BUILD)/python/venv/bin/pip install -q --no-build-isolation --no-index $(BUILD)/python/src
 	cd / && $(abspath $(BUILD))/python/venv/bin/python -c \
 		'import cgward, sys; assert cgward.__file__.startswith(sys.prefix), cgward.__file__'
-	tests/vm/run --timeout 900 -- env CGWARD=$(abspath $(BUILD)/cgward) \
-		sh -c 'cd clients/python && $(PYTEST) -m kernel tests'
+	tests/vm/run --timeout 1500 -- env CGWARD=$(abspath $(BUILD)/cgward) \
+		clients/python/tests/run_in_vm.sh
 
 # 256 execs, each with its own process, loop and ring buffer: more than the default 2 GiB.
 test-stress: all

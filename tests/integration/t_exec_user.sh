@@ -6,10 +6,9 @@
 USER_UID=65534
 EXEC_SOCK=/run/cgward/exec.sock
 
-# A command, not a function, where $! must be the user's process itself: a
-# function run with & is a subshell of root's, which a kill would stop instead.
-AS_USER=(setpriv --reuid=$USER_UID --regid=$USER_UID --clear-groups --)
-
+# as_user CMD...: CMD as the user. In the background, "${AS_USER[@]}" CMD &
+# leaves CMD's own pid in $! (a function would leave its subshell's there).
+AS_USER=(setpriv "--reuid=$USER_UID" "--regid=$USER_UID" --clear-groups --)
 as_user() {
 	"${AS_USER[@]}" "$@"
 }
@@ -48,6 +47,14 @@ user_agent_start() {
 	SLICE=$SUITE_CGROUP/cgward.slice
 }
 
+# The agent stopped (SIGTERM: its runs stay, as with KillMode=process) and started again.
+user_agent_restart() {
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID" || true
+	AGENT_PID=
+	user_agent_start
+}
+
 # The agent stopped and unloaded; its slice must hold no run's cgroup.
 user_agent_stop() {
 	agent_stop
@@ -56,6 +63,15 @@ user_agent_stop() {
 	find "$SUITE_CGROUP/cgward.slice" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
 	rmdir "$SUITE_CGROUP/cgward.slice" "$SUITE_CGROUP/agent" 2>/dev/null
 	[ -z "$left" ] || fail "runs' cgroups left behind: $left"
+}
+
+# expect_user_deny STDERR PATH: the deny event of PATH, on the user's stderr, with
+# the user's uid and a run's cgroup of the user's; no message of cgward's.
+expect_user_deny() {
+	grep '^{' <<<"$1" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$2\"
+		and .uid == $USER_UID and (.cgroup | contains(\"/cgward.slice/user-$USER_UID/cgward-\")))" \
+		>/dev/null || fail "no deny event on stderr: $1"
+	[ "$(grep -c '^cgward:' <<<"$1")" -eq 0 ] || fail "cgward's messages: $1"
 }
 
 # The user's runs' cgroups are all gone, within 60 s.
@@ -77,11 +93,7 @@ test_exec_user_writes_inside_and_is_denied_outside() {
 	[ "$status" -eq 3 ] || fail "exited $status, want 3; stderr: $err"
 	expect_content "$UW/in" in
 	expect_absent "$UO/out"
-	# The deny event, on the user's stderr, with the user's uid.
-	grep '^{' <<<"$err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\"
-		and .uid == $USER_UID and (.cgroup | contains(\"/cgward.slice/user-$USER_UID/cgward-\")))" \
-		>/dev/null || fail "no deny event on stderr: $err"
-	[ "$(grep -c '^cgward:' <<<"$err")" -eq 0 ] || fail "cgward's messages: $err"
+	expect_user_deny "$err" "$UO/out"
 	# The request, in the agent's stream.
 	wait_line "$AEV" '"op":"exec_request"'
 	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"ok\" and .uid == $USER_UID
@@ -108,11 +120,6 @@ test_exec_user_refusals_run_nothing() {
 	[ "$status" -eq 2 ] || fail "exited $status, want 2; stderr: $err"
 	rmdir /root/cgward-test-x
 	# What needs root for now.
-	status=0
-	err=$(as_user "$CGWARD" exec --root "$UW" --private-tmp -- touch "$UW/ran" 2>&1) ||
-		status=$?
-	[ "$status" -eq 2 ] && [[ "$err" == *"--private-tmp is not yet supported for non-root users"* ]] ||
-		fail "--private-tmp: exited $status: $err"
 	status=0
 	err=$(as_user "$CGWARD" exec --root "$UW" --cgroup-parent "$SUITE_CGROUP" -- \
 		touch "$UW/ran" 2>&1) || status=$?
@@ -245,15 +252,12 @@ test_exec_user_agent_restart_keeps_the_run_confined() {
 	local client
 	user_dirs
 	user_agent_start
-	as_user "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/started
+	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/started
 		while [ ! -e $UW/go ]; do sleep 0.1; done
 		echo out >$UO/out; echo \$? >$UW/status" 2>"$T/client.err" &
 	client=$!
 	wait_file "$UW/started"
-	kill -TERM "$AGENT_PID"
-	wait "$AGENT_PID" || true
-	AGENT_PID=
-	user_agent_start
+	user_agent_restart
 	touch "$UW/go"
 	wait "$client" || true
 	expect_absent "$UO/out"
@@ -332,4 +336,158 @@ test_exec_user_sigterm_to_the_client_ends_the_run() {
 	[ "$status" -ne 0 ] || fail "the client exited 0 after SIGTERM"
 	wait_no_runs
 	! kill -0 "$(cat "$UW/pid")" 2>/dev/null || fail "the command outlived its run"
+}
+
+# run_dir: URUN, the user's, outside the roots and not beneath /tmp: a
+# private /tmp would hide UO (beneath it), and a write there would fail for
+# want of the directory, not because the kernel denied it.
+run_dir() {
+	URUN=$(mktemp -d /run/cgward-user-out.XXXXXX)
+	chown $USER_UID:$USER_UID "$URUN"
+}
+
+# --private-tmp: the agent starts the command itself (its mount namespace
+# needs root), as the user, in the user's cwd, with the user's stdio.
+test_exec_user_private_tmp_runs_as_the_caller() {
+	local err status=0
+	user_dirs
+	run_dir
+	user_agent_start
+	rm -f /tmp/x
+	# UW lies beneath /tmp (the suite's TEST_TMP): it is bound back at its path.
+	err=$(cd "$UW" && echo piped | as_user "$CGWARD" exec --root "$UW" --private-tmp -- \
+		sh -c "ls -A /tmp >tmp-list; echo x >/tmp/x && cat /tmp/x >tmp-read
+		id -u >uid; id -G >groups; pwd >cwd; cat >stdin; echo out >$URUN/out; exit 7" 2>&1) ||
+		status=$?
+	[ "$status" -eq 7 ] || fail "exited $status, want 7; stderr: $err"
+	expect_content "$UW/tmp-list" "$(basename "$T")"
+	expect_content "$UW/tmp-read" x
+	expect_absent /tmp/x
+	expect_content "$UW/uid" $USER_UID
+	expect_content "$UW/groups" $USER_UID
+	expect_content "$UW/cwd" "$UW"
+	expect_content "$UW/stdin" piped
+	expect_absent "$URUN/out"
+	expect_user_deny "$err" "$URUN/out"
+	rm -rf "$URUN"
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"ok\" and .uid == $USER_UID
+		and .private_tmp == true)" "$AEV" >/dev/null || fail "agent events: $(cat "$AEV")"
+	# A command that cannot be executed: the direct path's status and message.
+	status=0
+	err=$(as_user "$CGWARD" exec --root "$UW" --private-tmp -- /no/such-command 2>&1) ||
+		status=$?
+	[ "$status" -eq 127 ] || fail "exited $status, want 127: $err"
+	[ "$err" = "cgward: /no/such-command: No such file or directory" ] || fail "stderr: $err"
+	wait_no_runs
+}
+
+test_exec_user_private_tmp_sigterm_ends_the_run() {
+	local client status=0
+	user_dirs
+	user_agent_start
+	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "echo \$\$ >$UW/pid; sleep 600" \
+		2>"$T/client.err" &
+	client=$!
+	wait_file "$UW/pid"
+	kill -TERM "$client"
+	wait "$client" || status=$?
+	[ "$status" -eq 143 ] || fail "exited $status, want 143: $(cat "$T/client.err")"
+	wait_no_runs
+	! kill -0 "$(cat "$UW/pid")" 2>/dev/null || fail "the command outlived its run"
+}
+
+# The client killed, then the agent restarted: the command goes on confined,
+# its supervisor outlives both, and its cgroup goes once it ends.
+test_exec_user_private_tmp_outlives_client_and_agent() {
+	local client
+	user_dirs
+	run_dir
+	user_agent_start
+	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "touch $UW/started
+		while [ ! -e $UW/go ]; do sleep 0.1; done
+		echo y >/tmp/y && cat /tmp/y >$UW/tmp-read
+		echo out >$URUN/out; echo \$? >$UW/status" 2>/dev/null &
+	client=$!
+	wait_file "$UW/started"
+	kill -9 "$client"
+	wait "$client" 2>/dev/null || true
+	user_agent_restart
+	touch "$UW/go"
+	wait_file "$UW/status"
+	expect_content "$UW/tmp-read" y
+	expect_absent "$URUN/out"
+	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
+	rm -rf "$URUN"
+	wait_no_runs
+}
+
+# The agent restarted mid-run: its supervisor still tells the client the status.
+test_exec_user_private_tmp_agent_restart_keeps_the_status() {
+	local client status=0
+	user_dirs
+	user_agent_start
+	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "touch $UW/started
+		while [ ! -e $UW/go ]; do sleep 0.1; done; exit 5" 2>"$T/client.err" &
+	client=$!
+	wait_file "$UW/started"
+	user_agent_restart
+	touch "$UW/go"
+	wait "$client" || status=$?
+	[ "$status" -eq 5 ] || fail "exited $status, want 5: $(cat "$T/client.err")"
+	wait_no_runs
+}
+
+# A caller confined in a way the agent could not give its command (a user
+# namespace, a seccomp filter) is refused: nothing runs.
+test_exec_user_private_tmp_refuses_a_confined_caller() {
+	local err status
+	user_dirs
+	user_agent_start
+	[ ! -e /proc/sys/kernel/unprivileged_userns_clone ] ||
+		echo 1 >/proc/sys/kernel/unprivileged_userns_clone
+	status=0
+	err=$(as_user unshare --user "$CGWARD" exec --root "$UW" --private-tmp -- \
+		touch "$UW/ran" 2>&1) || status=$?
+	[ "$status" -eq 125 ] || fail "in a user namespace: exited $status, want 125: $err"
+	[[ "$err" == *"the caller is in another user or pid namespace"* ]] || fail "stderr: $err"
+	# An allow-all seccomp filter, installed by hand: still one the command would lack.
+	status=0
+	err=$(as_user python3 - "$CGWARD" "$UW" 2>&1 <<'PY'
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+allow = struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000)  # BPF_RET|BPF_K SECCOMP_RET_ALLOW
+code = ctypes.create_string_buffer(allow)
+prog = struct.pack("HxxxxxxQ", 1, ctypes.addressof(code))
+prog_buf = ctypes.create_string_buffer(prog)
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.addressof(prog_buf), 0, 0) == 0  # PR_SET_SECCOMP, FILTER
+cgward, root = sys.argv[1], sys.argv[2]
+os.execv(cgward, [cgward, "exec", "--root", root, "--private-tmp", "--", "touch", root + "/ran"])
+PY
+	) || status=$?
+	[ "$status" -eq 125 ] || fail "under seccomp: exited $status, want 125: $err"
+	[[ "$err" == *"the caller runs under seccomp"* ]] || fail "stderr: $err"
+	expect_absent "$UW/ran"
+	wait_line "$AEV" '"result":"refused"' 2
+	wait_no_runs
+}
+
+# A caller that cgward confines (here a run of root's, the exec socket
+# allowed to it) gets no run of its own: it would be beside its boundary.
+test_exec_user_confined_caller_gets_no_run() {
+	local err status option
+	user_dirs
+	user_agent_start
+	for option in "" --private-tmp; do
+		status=0
+		err=$("$CGWARD" exec --root "$UW" --allow-unix "$EXEC_SOCK" -- "${AS_USER[@]}" \
+			"$CGWARD" exec --root "$UO" ${option:+"$option"} -- touch "$UO/escaped" 2>&1) ||
+			status=$?
+		[ "$status" -eq 125 ] || fail "'$option': exited $status, want 125: $err"
+		[[ "$err" == *"the caller is confined by cgward"* ]] || fail "'$option': stderr: $err"
+		expect_absent "$UO/escaped"
+	done
+	wait_line "$AEV" '"result":"refused"' 2
+	wait_no_runs
 }

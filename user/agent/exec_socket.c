@@ -30,6 +30,7 @@
 #include "exec_message.h"
 #include "exec_run.h"
 #include "exec_socket.h"
+#include "exec_spawn.h"
 #include "json.h"
 #include "roots.h"
 #include "wait_loop.h"
@@ -49,6 +50,8 @@ struct exec_service_run {
 	size_t n_roots;
 	struct root_spec *nodes; /* --allow-unix, --allow-dev */
 	size_t n_nodes;
+	bool spawned; /* the agent's own command (exec_spawn.h): private roots too */
+	int setup_fd; /* spawned: open until its command is in the cgroup; -1 */
 };
 
 /* A user's runs and request tokens (refilled at requests_per_second, up to request_burst). */
@@ -246,8 +249,7 @@ static int admit(struct exec_service *svc, struct exec_service_user *user, char 
 	return 0;
 }
 
-/* A /proc/<pid>/status or fdinfo field's first number; -ENOENT when absent. */
-static int read_proc_field(const char *path, const char *field, long values[2])
+int read_proc_field(const char *path, const char *field, long values[2])
 {
 	char line[256];
 	size_t len = strlen(field);
@@ -367,6 +369,8 @@ static int take_roots(struct exec_service_run *run, json_t *kinds, json_t *paths
 		bool is_root = kind && (!strcmp(kind, "write") || !strcmp(kind, "ro"));
 		bool is_node = kind && (!strcmp(kind, "unix") || !strcmp(kind, "dev"));
 
+		if (fds[i] < 0)
+			continue; /* taken by exec_spawn_read */
 		if (ret == 0 && (!path || (!is_root && !is_node))) {
 			snprintf(err, errlen, "descriptor %zu: unknown kind", i);
 			ret = -EINVAL;
@@ -520,6 +524,8 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 		if (ret)
 			snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));
 	}
+	if (run->spawned)
+		return ret; /* its supervisor moves the command in (exec_spawn.h) */
 	if (ret == 0)
 		ret = read_origin(svc, pid, origin_procs, sizeof(origin_procs), err, errlen);
 	if (ret == 0)
@@ -534,6 +540,36 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 		ret = -ESRCH;
 	}
 	return ret;
+}
+
+/*
+ * A caller that cgward confines gets no run: the run's cgroup would be
+ * beside its boundary (in cgward.slice), not within it, and a policy nested
+ * in another is not built.
+ */
+static int check_caller_unconfined(const struct exec_service *svc, pid_t caller, char *err,
+				   size_t errlen)
+{
+	char procs[PATH_MAX + 16];
+	struct cgward_cgroup_policy binding;
+	__u64 id;
+	int ret = read_origin(svc, caller, procs, sizeof(procs), err, errlen);
+
+	if (ret)
+		return ret;
+	*strrchr(procs, '/') = '\0'; /* its cgroup.procs: the directory */
+	if (cgroup_read_id(procs, &id)) {
+		snprintf(err, errlen, "cannot read the cgroup of process %d", caller);
+		return -ESRCH;
+	}
+	if (policy_maps_get_binding(svc->maps, id, &binding) == 0) {
+		snprintf(err, errlen,
+			 "the caller is confined by cgward (its cgroup %s is bound to a policy): a "
+			 "run of its own would not be within that boundary",
+			 relative_path(svc, procs));
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* The request and its outcome, a line of the agent's event stream. */
@@ -556,6 +592,8 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	json_object_set_new(line, "caller_pid", json_integer(peer->pid));
 	if (pid > 0)
 		json_object_set_new(line, "pid", json_integer(pid));
+	if (run && run->spawned)
+		json_object_set_new(line, "private_tmp", json_true());
 	if (argv0)
 		json_object_set_new(line, "command", json_string(argv0));
 	json_object_set(line, "roots", roots);
@@ -581,6 +619,8 @@ static void free_run(struct exec_service_run *run)
 		root_close(&run->roots[i]);
 	if (run->ring_fd >= 0)
 		close(run->ring_fd);
+	if (run->setup_fd >= 0)
+		close(run->setup_fd);
 	if (run->conn_fd >= 0)
 		close(run->conn_fd);
 	free(run->roots);
@@ -610,7 +650,9 @@ static void release_run(struct exec_service *svc, struct exec_service_run *run, 
 		if (policy_maps_get_info(svc->maps, run->policy_id, &info) == 0)
 			*events_lost = info.events_lost;
 		policy_maps_delete_roots(svc->maps, run->policy_id, run->nodes, run->n_nodes);
-		policy_maps_delete_exec(svc->maps, run->policy_id, run->roots, run->n_roots);
+		/* A spawned run's private directories were added by its supervisor: all go. */
+		policy_maps_delete_exec(svc->maps, run->policy_id, run->spawned ? NULL : run->roots,
+					run->n_roots);
 	}
 	free_run(run);
 }
@@ -663,8 +705,9 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 
 	if (!json_is_array(kinds) || !json_is_array(paths) || json_array_size(kinds) != n_fds ||
 	    json_array_size(paths) != n_fds || n_fds == 0 ||
-	    strcmp(json_string_value(json_array_get(kinds, 0)) ?: "", "pid") != 0 || f < 0 ||
-	    (f & ~(json_int_t)known) || mib < 0) {
+	    (strcmp(json_string_value(json_array_get(kinds, 0)) ?: "", "pid") != 0 &&
+	     !run->spawned) ||
+	    f < 0 || (f & ~(json_int_t)known) || mib < 0) {
 		snprintf(err, errlen, "malformed request");
 		return -EINVAL;
 	}
@@ -675,6 +718,39 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 
 static bool is_populated(const struct exec_service_run *run);
 static void end_run(struct exec_service *svc, size_t i);
+
+/* A spawned run's supervisor: until its command is in the cgroup, an empty cgroup is no end. */
+static void start_spawned(struct exec_service *svc, struct exec_service_run *run,
+			  const struct exec_spawn *spawn)
+{
+	const struct exec_spawn_run what = {.maps = svc->maps,
+					    .policy_id = run->policy_id,
+					    .cgroup = &run->cgroup,
+					    .roots = run->roots,
+					    .n_roots = run->n_roots,
+					    .nodes = run->nodes,
+					    .n_nodes = run->n_nodes};
+
+	if (exec_spawn_start(spawn, &what, &run->setup_fd) == 0 &&
+	    wait_loop_watch(svc->epoll_fd, run->setup_fd) != 0) {
+		/* Unwatched, it would hold the run forever: the empty cgroup ends it instead. */
+		close(run->setup_fd);
+		run->setup_fd = -1;
+	}
+}
+
+/* A spawned run's command is in its cgroup (or never will be): its end is the cgroup's now. */
+static void spawn_set_up(struct exec_service *svc, size_t i)
+{
+	struct exec_service_run *run = svc->runs[i];
+
+	/* Out of the poll set first: a supervisor forked meanwhile may hold the pipe a moment. */
+	epoll_ctl(svc->epoll_fd, EPOLL_CTL_DEL, run->setup_fd, NULL);
+	close(run->setup_fd);
+	run->setup_fd = -1;
+	if (!is_populated(run))
+		end_run(svc, i);
+}
 
 /* One request: answered, and logged, whatever its outcome. */
 static void serve_request(struct exec_service *svc, int fd, char *text, int *fds, size_t n_fds)
@@ -690,27 +766,36 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	__u32 flags = 0;
 	pid_t pid = 0;
 	bool oom;
+	struct exec_spawn spawn = {
+	    .pidfd = -1, .cwd_fd = -1, .stdio_fds = {-1, -1, -1}, .exit_fd = -1};
 	int ret = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) ? -errno : 0;
 
 	if (ret == 0 && (!run || !(user = find_user(svc, peer.uid))))
 		ret = -ENOMEM;
 	if (run)
-		*run = (struct exec_service_run){.conn_fd = fd, .ring_fd = -1, .events_wd = -1};
+		*run = (struct exec_service_run){
+		    .conn_fd = fd, .ring_fd = -1, .events_wd = -1, .setup_fd = -1};
 	if (ret)
 		snprintf(err, sizeof(err), "%s", strerror(-ret));
 	if (ret == 0)
 		ret = admit(svc, user, err, sizeof(err));
+	if (ret == 0)
+		ret = check_caller_unconfined(svc, peer.pid, err, sizeof(err));
 	if (ret == 0 && !req) {
 		snprintf(err, sizeof(err), "malformed request");
 		ret = -EINVAL;
 	}
 	if (ret == 0) {
 		run->uid = peer.uid;
-		ret = read_request(req, fds, n_fds, run, &flags, &memory_mib, err, sizeof(err));
+		run->spawned = exec_spawn_requested(req);
+		if (run->spawned)
+			ret = exec_spawn_read(req, fds, n_fds, fd, &peer, &spawn, err, sizeof(err));
 	}
 	if (ret == 0)
-		ret = check_roots(run, err, sizeof(err));
+		ret = read_request(req, fds, n_fds, run, &flags, &memory_mib, err, sizeof(err));
 	if (ret == 0)
+		ret = check_roots(run, err, sizeof(err));
+	if (ret == 0 && !run->spawned)
 		ret = check_child(fds[0], &peer, &pid, err, sizeof(err));
 	if (ret == 0)
 		ret = bind_run(svc, run, pid, fds[0], flags, memory_mib, err, sizeof(err));
@@ -729,11 +814,15 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		user->runs++;
 		snprintf(events, sizeof(events), "%s/cgroup.events", run->cgroup.path);
 		run->events_wd = inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
+		if (run->spawned)
+			start_spawned(svc, run, &spawn);
+		exec_spawn_free(&spawn);
 		/* A command that ended before the watch never changes cgroup.events again. */
-		if (!is_populated(run))
+		if (run->setup_fd < 0 && !is_populated(run))
 			end_run(svc, svc->n_runs - 1);
 		return;
 	}
+	exec_spawn_free(&spawn);
 	if (run)
 		release_run(svc, run, &lost, &oom); /* closes fd */
 	else
@@ -886,7 +975,7 @@ static void end_empty_runs(struct exec_service *svc)
 	while (read(svc->inotify_fd, buf, sizeof(buf)) > 0)
 		;
 	for (size_t i = svc->n_runs; i-- > 0;) {
-		if (!is_populated(svc->runs[i]))
+		if (svc->runs[i]->setup_fd < 0 && !is_populated(svc->runs[i]))
 			end_run(svc, i);
 	}
 }
@@ -916,6 +1005,10 @@ void exec_service_serve(struct exec_service *svc)
 					read_run_conn(svc, i);
 					break;
 				}
+				if (svc->runs[i]->setup_fd == fd) {
+					spawn_set_up(svc, i);
+					break;
+				}
 			}
 		}
 	}
@@ -936,7 +1029,7 @@ static void adopt_run(struct exec_service *svc, const char *path, uid_t uid)
 		free(run);
 		return;
 	}
-	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .ring_fd = -1};
+	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .ring_fd = -1, .setup_fd = -1};
 	snprintf(run->cgroup.path, sizeof(run->cgroup.path), "%s", path);
 	run->cgroup_created = cgroup_read_id(path, &run->cgroup.id) == 0;
 	if (run->cgroup_created &&

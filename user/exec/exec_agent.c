@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <jansson.h>
@@ -18,6 +19,9 @@
 
 /* The agent removes a run's cgroup in at most this (exec_cgroup_destroy's bound), and more. */
 #define END_REPLY_TIMEOUT_MS 15000
+
+/* A spawn request's descriptors after "self": cwd, stdin, stdout, stderr, exit. */
+#define SPAWN_FDS 5
 
 static const char *socket_path(void)
 {
@@ -85,7 +89,43 @@ static int open_nodes(const struct exec_agent_ask *ask, int *node_fds)
 	return 0;
 }
 
-static int send_request(int fd, const struct exec_agent_ask *ask, int pidfd, const int *node_fds)
+/* A NULL-terminated vector as a JSON array of strings (UTF-8, as JSON wants). */
+static json_t *string_array(char *const *v)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && v[i]; i++) {
+		if (json_array_append_new(array, json_string(v[i]))) {
+			json_decref(array);
+			return NULL;
+		}
+	}
+	return array;
+}
+
+/*
+ * What the agent needs to start the command as this process would: argv,
+ * environment and umask, then the cwd, stdio and the socket for the exit.
+ */
+static int add_spawn(json_t *req, const struct exec_agent_ask *ask, json_t *kinds, json_t *paths,
+		     int *fds, size_t *n, const int spawn_fds[SPAWN_FDS])
+{
+	static const char *const kind[SPAWN_FDS] = {"cwd", "stdin", "stdout", "stderr", "exit"};
+	mode_t mask = umask(0);
+	int ret = 0;
+
+	umask(mask);
+	for (size_t i = 0; ret == 0 && i < SPAWN_FDS; i++)
+		ret = add_fd(kinds, paths, fds, n, spawn_fds[i], kind[i], kind[i]);
+	if (ret == 0 && (json_object_set_new(req, "argv", string_array(ask->argv)) ||
+			 json_object_set_new(req, "env", string_array(environ)) ||
+			 json_object_set_new(req, "umask", json_integer(mask))))
+		ret = -EINVAL;
+	return ret;
+}
+
+static int send_request(int fd, const struct exec_agent_ask *ask, int pidfd, const int *spawn_fds,
+			const int *node_fds)
 {
 	int fds[EXEC_MESSAGE_MAX_FDS];
 	json_t *req = json_object(), *kinds = json_array(), *paths = json_array();
@@ -93,10 +133,12 @@ static int send_request(int fd, const struct exec_agent_ask *ask, int pidfd, con
 	char *text = NULL;
 	int ret = req && kinds && paths ? 0 : -ENOMEM;
 
-	if (1 + ask->n_roots + ask->n_nodes > EXEC_MESSAGE_MAX_FDS)
+	if (1 + SPAWN_FDS + ask->n_roots + ask->n_nodes > EXEC_MESSAGE_MAX_FDS)
 		ret = -E2BIG;
 	if (ret == 0)
-		ret = add_fd(kinds, paths, fds, &n, pidfd, "pid", ask->argv0);
+		ret = add_fd(kinds, paths, fds, &n, pidfd, ask->spawn ? "self" : "pid", ask->argv0);
+	if (ret == 0 && ask->spawn)
+		ret = add_spawn(req, ask, kinds, paths, fds, &n, spawn_fds);
 	for (size_t i = 0; ret == 0 && i < ask->n_roots; i++)
 		ret = add_fd(kinds, paths, fds, &n, ask->roots[i].fd,
 			     root_kinds[ask->roots[i].access], ask->roots[i].path);
@@ -144,29 +186,67 @@ static int read_grant(const char *text, const int *fds, size_t n_fds,
 	return ret;
 }
 
+/*
+ * This process (the agent checks it is the peer), its cwd, stdio, and one
+ * end of a socket pair whose other end, exit_fd, hears the command's end.
+ */
+static int open_spawn_fds(int *pidfd, int spawn_fds[SPAWN_FDS], int *exit_fd)
+{
+	int pair[2];
+
+	*pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	spawn_fds[0] = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*pidfd < 0 || spawn_fds[0] < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair)) {
+		fprintf(stderr, "cgward: exec: %s: %s\n",
+			*pidfd < 0	   ? "pidfd_open"
+			: spawn_fds[0] < 0 ? "the cwd"
+					   : "socketpair",
+			strerror(errno));
+		return -errno;
+	}
+	for (int i = 0; i < 3; i++)
+		spawn_fds[1 + i] = i;
+	spawn_fds[4] = pair[1];
+	*exit_fd = pair[0];
+	return 0;
+}
+
 int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_agent_grant *grant)
 {
 	static char reply[EXEC_MESSAGE_MAX];
 	int node_fds[EXEC_MESSAGE_MAX_FDS], fds[1];
-	int pidfd = (int)syscall(SYS_pidfd_open, ask->pid, 0);
+	int spawn_fds[SPAWN_FDS] = {-1, -1, -1, -1, -1};
+	int pidfd = -1;
 	size_t n_fds = 0;
 	ssize_t n;
 	int ret;
 
-	if (pidfd < 0) {
-		fprintf(stderr, "cgward: exec: pidfd_open: %s\n", strerror(errno));
-		return -errno;
+	grant->exit_fd = -1;
+	if (ask->spawn) {
+		ret = open_spawn_fds(&pidfd, spawn_fds, &grant->exit_fd);
+	} else {
+		pidfd = (int)syscall(SYS_pidfd_open, ask->pid, 0);
+		ret = pidfd < 0 ? -errno : 0;
+		if (ret)
+			fprintf(stderr, "cgward: exec: pidfd_open: %s\n", strerror(-ret));
 	}
-	ret = open_nodes(ask, node_fds);
+	if (ret == 0)
+		ret = open_nodes(ask, node_fds);
 	if (ret == 0) {
-		ret = send_request(fd, ask, pidfd, node_fds);
+		ret = send_request(fd, ask, pidfd, spawn_fds, node_fds);
 		for (size_t i = 0; i < ask->n_nodes; i++)
 			close(node_fds[i]);
 		if (ret)
 			fprintf(stderr, "cgward: exec: cannot send the request: %s\n",
 				strerror(-ret));
 	}
-	close(pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (spawn_fds[0] >= 0)
+		close(spawn_fds[0]);
+	if (spawn_fds[4] >= 0)
+		close(spawn_fds[4]);
 	if (ret)
 		return ret;
 	n = exec_message_recv(fd, reply, sizeof(reply), fds, 1, &n_fds, 0);
@@ -181,6 +261,25 @@ int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_age
 			close(fds[i]);
 	}
 	return ret;
+}
+
+int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome)
+{
+	char text[PATH_MAX + 256];
+	size_t n_fds;
+	ssize_t n = exec_message_recv(exit_fd, text, sizeof(text), NULL, 0, &n_fds, 0);
+	json_t *msg = n > 0 ? json_loads(text, 0, NULL) : NULL;
+	json_t *status = json_object_get(msg, "status");
+	const char *error = json_string_value(json_object_get(msg, "error"));
+
+	*outcome = (struct exec_agent_exit){
+	    .status = (int)json_integer_value(status),
+	    .exec_error = (int)json_integer_value(json_object_get(msg, "exec_error"))};
+	snprintf(outcome->error, sizeof(outcome->error), "%s", error ?: "");
+	json_decref(msg);
+	if (n < 0)
+		return (int)n;
+	return n == 0 ? -ECONNRESET : msg ? 0 : -EPROTO;
 }
 
 int exec_agent_end(int fd, __u64 *events_lost, bool *oom_killed)

@@ -17,9 +17,15 @@
 /* The environment variable that names another exec socket than EXEC_SOCKET_PATH. */
 #define EXEC_SOCKET_ENV "CGWARD_EXEC_SOCKET"
 
-/* What the caller asks for its child: every root and node opened with its own rights. */
+/*
+ * What the caller asks for its child (pid), or, with spawn (--private-tmp),
+ * for a command the agent starts with the caller's cwd, stdio, environment
+ * and umask: every root and node opened with the caller's own rights.
+ */
 struct exec_agent_ask {
-	pid_t pid; /* the caller's child, at its gate */
+	pid_t pid; /* the caller's child, at its gate; 0 with spawn */
+	bool spawn;
+	char *const *argv; /* with spawn */
 	const char *argv0;
 	__u32 policy_flags;
 	__u64 memory_mib;
@@ -34,6 +40,14 @@ struct exec_agent_grant {
 	char cgroup[PATH_MAX]; /* relative to the cgroup2 root */
 	int ring_fd;
 	size_t ring_size;
+	int exit_fd; /* spawn: where the agent's supervisor tells how the command ended; else -1 */
+};
+
+/* How a command the agent spawned ended, or why it never ran. */
+struct exec_agent_exit {
+	int status;		    /* the command's exit status, 128+N when killed by signal N */
+	int exec_error;		    /* execvp's errno: it never ran */
+	char error[PATH_MAX + 128]; /* why it could not start; "" when it did */
 };
 
 /* Connects to the agent's exec socket; -errno with what to do printed. */
@@ -41,6 +55,12 @@ int exec_agent_connect(int *fd);
 
 /* Asks the agent to confine ask->pid; the agent's refusal printed (-EPERM). */
 int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_agent_grant *grant);
+
+/*
+ * Reads what the supervisor says on grant->exit_fd once the command is over;
+ * -ECONNRESET when it ended without a word.
+ */
+int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome);
 
 /*
  * Tells the agent the run is over: it kills what is left of it and removes

@@ -10,6 +10,12 @@
  * child, waiting at its gate) first, then "write" and "ro" (O_PATH
  * directories, --root and --ro), "unix" and "dev" (O_PATH, --allow-unix and
  * --allow-dev). paths[i] names descriptor i in messages only.
+ * With --private-tmp the agent starts the command (user/agent/exec_spawn.h):
+ * the request adds "argv", "env" and "umask", and its descriptors begin
+ * "self" (a pidfd of the caller itself), "cwd" (O_PATH), "stdin", "stdout",
+ * "stderr" and "exit", one end of a socket pair on which the agent's
+ * supervisor sends {"op": "exit"} with "status", "exec_error" (execvp's
+ * errno) or "error" (it never ran) once the command is over.
  * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer.
  * Then the caller's {"op": "end"} once its command is over (or it was told
  * to stop): the agent kills what is left, removes the cgroup and answers

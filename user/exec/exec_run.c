@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -359,11 +360,15 @@ static int exec_error_status(int err, const char *cmd)
 /*
  * The agent moves the gated child into a cgroup of its own, bound to the
  * roots whose descriptors it was given, and hands over the run's ring buffer.
+ * With pid 0 (--private-tmp), the agent starts CMD itself (its
+ * user/agent/exec_spawn.h) and says how it ended on grant.exit_fd.
  */
 static int confine_through_agent(struct execution *x, pid_t pid)
 {
 	static struct root_spec nodes[2 * EXEC_MAX_ROOTS]; /* --allow-unix, then --allow-dev */
 	struct exec_agent_ask ask = {.pid = pid,
+				     .spawn = pid == 0,
+				     .argv = x->req->argv,
 				     .argv0 = x->req->argv[0],
 				     .policy_flags = x->req->policy_flags,
 				     .memory_mib = x->req->memory_mib,
@@ -418,19 +423,33 @@ static int start_command(struct execution *x, struct spawned *child)
 	return 0;
 }
 
-static int status_of(int wstatus)
+/* How the command the agent started ended: its status, or why it never ran, as cgward's own. */
+static int spawned_status(struct execution *x)
 {
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	return 128 + WTERMSIG(wstatus);
+	struct exec_agent_exit outcome;
+	int ret = exec_agent_read_exit(x->grant.exit_fd, &outcome);
+
+	if (ret) {
+		fprintf(stderr, "cgward: exec: the agent did not say how %s ended: %s\n",
+			x->req->argv[0], strerror(-ret));
+		return EXIT_SETUP_FAILED;
+	}
+	if (outcome.error[0]) {
+		fprintf(stderr, "cgward: %s\n", outcome.error);
+		return EXIT_SETUP_FAILED;
+	}
+	return outcome.exec_error ? exec_error_status(outcome.exec_error, x->req->argv[0])
+				  : outcome.status;
 }
 
 /*
- * Streams events until CMD exits; SIGINT, SIGTERM and SIGHUP to cgward end
- * the run (the whole cgroup is killed at teardown), with 128+signal.
+ * Streams events until CMD exits (pid 0: the agent's, until its exit
+ * message); SIGINT, SIGTERM and SIGHUP to cgward end the run (the whole
+ * cgroup is killed at teardown), with 128+signal.
  */
 static int wait_for_command(struct execution *x, pid_t pid)
 {
+	struct pollfd exit_fd = {.fd = x->grant.exit_fd, .events = POLLIN};
 	struct epoll_event ev;
 	struct signalfd_siginfo si;
 	int wstatus;
@@ -443,8 +462,10 @@ static int wait_for_command(struct execution *x, pid_t pid)
 			if (si.ssi_signo != SIGCHLD)
 				return 128 + (int)si.ssi_signo;
 		}
-		if (waitpid(pid, &wstatus, WNOHANG) == pid)
-			return status_of(wstatus);
+		if (pid && waitpid(pid, &wstatus, WNOHANG) == pid)
+			return spawn_exit_status(wstatus);
+		if (!pid && poll(&exit_fd, 1, 0) == 1)
+			return spawned_status(x);
 	}
 }
 
@@ -522,6 +543,23 @@ static int spawn_command(struct execution *x, const sigset_t *previous, struct s
 	return ret;
 }
 
+/* --private-tmp without privilege: only the agent can make the mount namespace. */
+static int run_spawned_by_agent(struct execution *x)
+{
+	int ret = confine_through_agent(x, 0);
+
+	if (ret)
+		return EXIT_SETUP_FAILED;
+	ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
+	if (ret == 0)
+		ret = wait_loop_watch(x->epoll_fd, x->grant.exit_fd);
+	if (ret) {
+		fprintf(stderr, "cgward: exec: %s\n", strerror(-ret));
+		return EXIT_SETUP_FAILED; /* the agent ends the run at teardown */
+	}
+	return wait_for_command(x, 0);
+}
+
 static int run_command(struct execution *x)
 {
 	struct spawned child;
@@ -535,6 +573,8 @@ static int run_command(struct execution *x)
 	}
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, x->signal_fd);
+	if (ret == 0 && x->via_agent && x->req->private_tmp)
+		return run_spawned_by_agent(x);
 	if (ret == 0)
 		ret = spawn_command(x, &previous, &child);
 	if (ret) {
@@ -642,18 +682,16 @@ static void exec_cleanup(struct execution *x)
 		fclose(x->sink);
 	if (x->agent_fd >= 0)
 		close(x->agent_fd);
+	if (x->grant.exit_fd >= 0)
+		close(x->grant.exit_fd);
 }
 
 /* What only root can ask for: said before anything is resolved or run. */
 static int check_agent_request(const struct exec_request *req)
 {
-	const char *option = req->private_tmp	  ? "--private-tmp"
-			     : req->cgroup_parent ? "--cgroup-parent"
-						  : NULL;
-
-	if (!option)
+	if (!req->cgroup_parent)
 		return 0;
-	fprintf(stderr, "cgward: exec: %s is not yet supported for non-root users\n", option);
+	fprintf(stderr, "cgward: exec: --cgroup-parent is not yet supported for non-root users\n");
 	return -EPERM;
 }
 
@@ -662,6 +700,7 @@ int exec_run(const struct exec_request *req)
 	struct execution x = {.req = req,
 			      .via_agent = geteuid() != 0,
 			      .agent_fd = -1,
+			      .grant.exit_fd = -1,
 			      .signal_fd = -1,
 			      .epoll_fd = -1,
 			      .ring_fd = -1};

@@ -144,3 +144,10 @@ void spawn_abort(struct spawned *child)
 	kill(child->pid, SIGKILL);
 	waitpid(child->pid, NULL, 0);
 }
+
+int spawn_exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	return 128 + WTERMSIG(wstatus);
+}

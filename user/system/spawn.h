@@ -47,4 +47,7 @@ int spawn_release(struct spawned *child);
 /* Kills a child that must not run (setup failed) and reaps it. */
 void spawn_abort(struct spawned *child);
 
+/* A wait status as cgward exec's exit status: the command's, or 128+N when killed by signal N. */
+int spawn_exit_status(int wstatus);
+
 #endif

@@ -1,5 +1,6 @@
-"""Real runs of cgward exec: root and a kernel with BPF LSM (make test-python
-runs them in tests/vm/run). CGWARD names the binary (default: cgward on PATH).
+"""Real runs of cgward exec on a kernel with BPF LSM, as root or as an
+ordinary user through a running agent (make test-python runs them both ways in
+tests/vm/run). CGWARD names the binary (default: cgward on PATH).
 """
 
 import asyncio
@@ -23,8 +24,14 @@ def cgroup2_root():
 
 
 def run_cgroups():
-    """cgward exec's cgroups: it makes them at the cgroup2 root by default."""
-    return sorted(name for name in os.listdir(cgroup2_root()) if name.startswith("cgward-"))
+    """cgward exec's cgroups: at the cgroup2 root as root, beneath the agent's
+    cgward.slice/user-UID otherwise."""
+    root = cgroup2_root()
+    return sorted(
+        os.path.relpath(path, root)
+        for path, _, _ in os.walk(root)
+        if os.path.basename(path).startswith("cgward-")
+    )
 
 
 def alive(pid):

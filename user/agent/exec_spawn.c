@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The supervisor of a run the agent spawns (exec_spawn.h). Everything of
+ * the caller's that the command gets comes from the kernel (SO_PEERCRED,
+ * SO_PEERGROUPS, its pidfd, its rlimits) or from descriptors the caller
+ * passed; argv and env are only what the caller could exec itself.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "cgward_abi.h"
+#include "exec_message.h"
+#include "exec_socket.h"
+#include "exec_spawn.h"
+#include "private_tmp.h"
+#include "spawn.h"
+
+/* The caller's namespaces the command joins; its user and pid namespaces must be the agent's. */
+#define JOINED_NAMESPACES \
+	(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+static const char *const spawn_kinds[EXEC_SPAWN_FDS + 1] = {"self",   "cwd",	"stdin",
+							    "stdout", "stderr", "exit"};
+
+bool exec_spawn_requested(json_t *req)
+{
+	const char *first = json_string_value(json_array_get(json_object_get(req, "fds"), 0));
+
+	return first && strcmp(first, spawn_kinds[0]) == 0;
+}
+
+/* A JSON array of strings as a NULL-terminated vector; NULL when it is not one. */
+static char **string_vector(json_t *array, bool allow_empty)
+{
+	size_t n = json_array_size(array);
+	char **v;
+
+	if (!json_is_array(array) || (n == 0 && !allow_empty) || !(v = calloc(n + 1, sizeof(*v))))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(array, i));
+
+		if (!s || !(v[i] = strdup(s))) {
+			for (size_t j = 0; j < i; j++)
+				free(v[j]);
+			free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* Whether the caller's namespace of a kind is the agent's own. */
+static bool same_namespace(pid_t pid, const char *kind)
+{
+	char path[64];
+	struct stat caller, agent;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
+	if (stat(path, &caller))
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
+	return stat(path, &agent) == 0 && caller.st_dev == agent.st_dev &&
+	       caller.st_ino == agent.st_ino;
+}
+
+/*
+ * The pidfd is the peer itself (alive: it waits for the answer), and runs
+ * as the peer's uid. A caller in another user or pid namespace, or under a
+ * seccomp filter, is confined in a way the command would not be: refused.
+ */
+static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer, char *err,
+			size_t errlen)
+{
+	long values[2] = {0, -1};
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", spawn->pidfd);
+	if (read_proc_field(path, "Pid:", values) || values[0] != peer->pid) {
+		snprintf(err, errlen, "the first descriptor is not a pidfd of the caller (pid %d)",
+			 peer->pid);
+		return -EPERM;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", peer->pid);
+	values[1] = -1;
+	if (read_proc_field(path, "Uid:", values) || values[0] != (long)peer->uid ||
+	    values[1] != (long)peer->uid) {
+		snprintf(err, errlen, "the caller does not run as its uid %u",
+			 (unsigned int)peer->uid);
+		return -EPERM;
+	}
+	if (read_proc_field(path, "Seccomp:", values) || values[0] != 0) {
+		snprintf(err, errlen,
+			 "--private-tmp: the caller runs under seccomp, which a command the "
+			 "agent starts would not");
+		return -EPERM;
+	}
+	if (!same_namespace(peer->pid, "user") || !same_namespace(peer->pid, "pid")) {
+		snprintf(err, errlen,
+			 "--private-tmp: the caller is in another user or pid namespace than the "
+			 "agent");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The caller's supplementary groups, as the kernel recorded them when it connected. */
+static int read_groups(int conn_fd, struct exec_spawn *spawn)
+{
+	socklen_t len = 64 * sizeof(gid_t);
+
+	for (;;) {
+		free(spawn->groups);
+		spawn->groups = malloc(len);
+		if (!spawn->groups)
+			return -ENOMEM;
+		if (getsockopt(conn_fd, SOL_SOCKET, SO_PEERGROUPS, spawn->groups, &len) == 0)
+			break;
+		if (errno != ERANGE)
+			return -errno;
+	}
+	spawn->n_groups = len / sizeof(gid_t);
+	return 0;
+}
+
+int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const struct ucred *peer,
+		    struct exec_spawn *spawn, char *err, size_t errlen)
+{
+	json_t *kinds = json_object_get(req, "fds");
+	json_int_t mask = json_integer_value(json_object_get(req, "umask"));
+	struct stat cwd;
+	int ret;
+
+	*spawn = (struct exec_spawn){.caller_pid = peer->pid,
+				     .uid = peer->uid,
+				     .gid = peer->gid,
+				     .pidfd = -1,
+				     .cwd_fd = -1,
+				     .stdio_fds = {-1, -1, -1},
+				     .exit_fd = -1};
+	for (size_t i = 0; i <= EXEC_SPAWN_FDS; i++) {
+		const char *kind = json_string_value(json_array_get(kinds, i));
+
+		if (i >= n_fds || !kind || strcmp(kind, spawn_kinds[i]) != 0) {
+			snprintf(err, errlen, "malformed request");
+			return -EINVAL;
+		}
+	}
+	spawn->pidfd = fds[0];
+	spawn->cwd_fd = fds[1];
+	memcpy(spawn->stdio_fds, &fds[2], sizeof(spawn->stdio_fds));
+	spawn->exit_fd = fds[5];
+	for (size_t i = 0; i <= EXEC_SPAWN_FDS; i++)
+		fds[i] = -1;
+	spawn->argv = string_vector(json_object_get(req, "argv"), false);
+	spawn->env = string_vector(json_object_get(req, "env"), true);
+	if (!spawn->argv || !spawn->env || mask < 0 || mask > 0777) {
+		snprintf(err, errlen, "malformed request");
+		return -EINVAL;
+	}
+	spawn->umask = (unsigned int)mask;
+	if (fstat(spawn->cwd_fd, &cwd) || !S_ISDIR(cwd.st_mode)) {
+		snprintf(err, errlen, "the cwd descriptor is not a directory");
+		return -ENOTDIR;
+	}
+	ret = read_groups(conn_fd, spawn);
+	if (ret) {
+		snprintf(err, errlen, "SO_PEERGROUPS: %s", strerror(-ret));
+		return ret;
+	}
+	return check_caller(spawn, peer, err, errlen);
+}
+
+static void free_vector(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void exec_spawn_free(struct exec_spawn *spawn)
+{
+	int fds[] = {spawn->pidfd,	  spawn->cwd_fd,       spawn->stdio_fds[0],
+		     spawn->stdio_fds[1], spawn->stdio_fds[2], spawn->exit_fd};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	free_vector(spawn->argv);
+	free_vector(spawn->env);
+	free(spawn->groups);
+	spawn->argv = spawn->env = NULL;
+	spawn->groups = NULL;
+}
+
+/* What the command's child side needs: the request, and what to bind back in its private /tmp. */
+struct caller_context {
+	const struct exec_spawn *spawn;
+	struct private_tmp_setup setup;
+};
+
+static int fail(const char *what)
+{
+	int ret = -errno;
+
+	fprintf(stderr, "cgward: exec: %s: %s\n", what, strerror(errno));
+	return ret;
+}
+
+/* The caller's rlimits, nice value and OOM score adjustment, while still root. */
+static int take_caller_limits(pid_t pid)
+{
+	char path[64], adj[16] = "";
+	struct rlimit limit;
+	ssize_t n = -1;
+	int prio, fd;
+
+	for (int r = 0; r < RLIM_NLIMITS; r++) {
+		if (prlimit(pid, r, NULL, &limit) || setrlimit(r, &limit))
+			return fail("the caller's rlimits");
+	}
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, (id_t)pid);
+	if ((prio == -1 && errno) || setpriority(PRIO_PROCESS, 0, prio))
+		return fail("the caller's nice value");
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, adj, sizeof(adj) - 1);
+		close(fd);
+	}
+	fd = n > 0 ? open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC) : -1;
+	if (fd < 0 || write(fd, adj, (size_t)n) != n) {
+		if (fd >= 0)
+			close(fd);
+		return fail("the caller's oom_score_adj");
+	}
+	close(fd);
+	return 0;
+}
+
+/* The caller's uid, gid and groups, and no way to gain more (setuid files, file capabilities). */
+static int become_caller(const struct exec_spawn *spawn)
+{
+	if (setgroups(spawn->n_groups, spawn->groups) ||
+	    setresgid(spawn->gid, spawn->gid, spawn->gid) ||
+	    setresuid(spawn->uid, spawn->uid, spawn->uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return fail("cannot take the caller's identity");
+	return 0;
+}
+
+/*
+ * In the command's process, before its gate: the caller's stdio (so that
+ * what fails from here is said to the caller), namespaces, cwd, a private
+ * /tmp, limits and identity. The caller's root must be its mount
+ * namespace's: a chroot the command would escape is refused.
+ */
+static int enter_caller(void *arg, void *report)
+{
+	const struct caller_context *ctx = arg;
+	const struct exec_spawn *spawn = ctx->spawn;
+	struct stat caller_root, ns_root;
+	char path[64];
+	int ret;
+
+	for (int i = 0; i < 3; i++) {
+		if (dup2(spawn->stdio_fds[i], i) < 0)
+			return -errno;
+	}
+	/* The agent ignores or handles signals its way; the command gets the defaults. */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	snprintf(path, sizeof(path), "/proc/%d/root", spawn->caller_pid);
+	if (stat(path, &caller_root))
+		return fail("the caller's root");
+	if (setns(spawn->pidfd, JOINED_NAMESPACES))
+		return fail("cannot join the caller's namespaces");
+	if (stat("/", &ns_root))
+		return fail("/");
+	if (ns_root.st_dev != caller_root.st_dev || ns_root.st_ino != caller_root.st_ino) {
+		fprintf(stderr, "cgward: exec: --private-tmp: the caller runs chrooted, which a "
+				"command the agent starts would not\n");
+		return -EPERM;
+	}
+	/* Before the new namespace: it takes the cwd along, as cgward exec's own child's. */
+	if (fchdir(spawn->cwd_fd))
+		return fail("the caller's cwd");
+	ret = private_tmp_enter((void *)&ctx->setup, report);
+	if (ret == 0)
+		ret = take_caller_limits(spawn->caller_pid);
+	if (ret == 0)
+		ret = become_caller(spawn);
+	umask((mode_t)spawn->umask);
+	environ = spawn->env;
+	return ret;
+}
+
+/* Everything of the agent's but what the supervisor uses is closed: listeners above all. */
+static void close_fds_except(const int *keep, size_t n_keep)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *entry;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (int fd = 0; null >= 0 && fd < 3; fd++)
+		dup2(null, fd);
+	while (dir && (entry = readdir(dir))) {
+		int fd = atoi(entry->d_name);
+		bool kept = fd < 3 || fd == dirfd(dir) || fd == null;
+
+		for (size_t i = 0; i < n_keep && !kept; i++)
+			kept = keep[i] == fd;
+		if (entry->d_name[0] >= '0' && entry->d_name[0] <= '9' && !kept)
+			close(fd);
+	}
+	if (dir)
+		closedir(dir);
+	if (null > 2)
+		close(null);
+}
+
+/* {"op":"exit"} with the command's status, or why it never ran: the caller's to print. */
+static void send_exit(int exit_fd, const char *key, json_t *value)
+{
+	json_t *msg = json_object();
+	char *text;
+
+	json_object_set_new(msg, "op", json_string("exit"));
+	json_object_set_new(msg, key, value);
+	text = json_dumps(msg, JSON_COMPACT);
+	if (text)
+		exec_message_send(exit_fd, text, strlen(text), NULL, 0);
+	free(text);
+	json_decref(msg);
+}
+
+/* The command's private directories become write roots of the run, then it joins the cgroup. */
+static int confine(const struct exec_spawn_run *run, const struct private_tmp_report *report,
+		   pid_t pid, char *err, size_t errlen)
+{
+	struct root_spec private_roots[PRIVATE_TMP_DIRS];
+	size_t n = private_tmp_roots(report, private_roots);
+	int ret = policy_maps_put_roots(run->maps, run->policy_id, private_roots, n);
+
+	if (ret) {
+		snprintf(err, errlen, "--private-tmp: cannot install its roots: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	return exec_cgroup_attach(run->cgroup, pid, err, errlen);
+}
+
+static void __attribute__((noreturn))
+supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int setup_fd)
+{
+	const struct policy_maps *maps = run->maps;
+	int keep[] = {spawn->exit_fd,
+		      setup_fd,
+		      spawn->pidfd,
+		      spawn->cwd_fd,
+		      spawn->stdio_fds[0],
+		      spawn->stdio_fds[1],
+		      spawn->stdio_fds[2],
+		      maps->cgroup_policy_fd,
+		      maps->write_roots_fd,
+		      maps->policy_info_fd,
+		      maps->exec_events_fd,
+		      maps->root_tags_fd,
+		      maps->container_started_fd};
+	struct root_spec sockets[run->n_nodes + 1];
+	struct caller_context ctx = {
+	    .spawn = spawn,
+	    .setup = {.roots = run->roots, .n_roots = run->n_roots, .sockets = sockets}};
+	struct private_tmp_report report;
+	struct spawn_prepare prepare = {
+	    .run = enter_caller, .arg = &ctx, .report = &report, .report_size = sizeof(report)};
+	char err[PATH_MAX + 128] = "";
+	struct spawned child;
+	sigset_t none;
+	int wstatus, ret;
+
+	close_fds_except(keep, sizeof(keep) / sizeof(keep[0]));
+	setsid(); /* signals to the agent's process group are not the run's */
+	for (size_t i = 0; i < run->n_nodes; i++) {
+		if (run->nodes[i].access == CGWARD_ACCESS_UNIX_PEER)
+			sockets[ctx.setup.n_sockets++] = run->nodes[i];
+	}
+	sigemptyset(&none);
+	ret = spawn_gated(spawn->argv, &none, &prepare, -1, &child);
+	if (ret) {
+		snprintf(err, sizeof(err), "cannot start %s: %s", spawn->argv[0], strerror(-ret));
+	} else if ((ret = confine(run, &report, child.pid, err, sizeof(err))) != 0) {
+		spawn_abort(&child);
+	}
+	close(setup_fd); /* the command is in the run's cgroup, or will never be */
+	if (ret) {
+		send_exit(spawn->exit_fd, "error", json_string(err));
+		_exit(1);
+	}
+	ret = spawn_release(&child);
+	if (waitpid(child.pid, &wstatus, 0) != child.pid)
+		_exit(1);
+	if (ret)
+		send_exit(spawn->exit_fd, "exec_error", json_integer(-ret));
+	else
+		send_exit(spawn->exit_fd, "status", json_integer(spawn_exit_status(wstatus)));
+	_exit(0);
+}
+
+int exec_spawn_start(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
+		     int *setup_fd)
+{
+	int setup[2], wstatus;
+	pid_t middle;
+
+	if (pipe2(setup, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	/*
+	 * A grandchild, reparented at once: the agent neither reaps it nor
+	 * takes it down. The agent may run a metrics thread: the children use
+	 * malloc and stdio, which glibc's fork leaves usable in a child.
+	 */
+	middle = fork();
+	if (middle == 0) {
+		close(setup[0]);
+		pid_t supervisor = fork();
+
+		if (supervisor == 0)
+			supervise(spawn, run, setup[1]);
+		_exit(supervisor < 0);
+	}
+	close(setup[1]);
+	if (middle < 0 || waitpid(middle, &wstatus, 0) != middle || !WIFEXITED(wstatus) ||
+	    WEXITSTATUS(wstatus)) {
+		close(setup[0]);
+		send_exit(spawn->exit_fd, "error", json_string("the agent cannot start the run"));
+		return -ECHILD;
+	}
+	*setup_fd = setup[0];
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Runs the agent starts itself for cgward exec --private-tmp (exec_message.h):
+ * no API puts another process into a mount namespace, so the command is the
+ * agent's, made the caller's in every other way. A supervisor, forked from
+ * the agent and root, forks the command at a gate; the command joins the
+ * caller's namespaces, gets its own /tmp, /var/tmp and /dev/shm
+ * (private_tmp.h), takes the caller's cwd, stdio, rlimits, environment and
+ * identity; the supervisor installs the private directories as write roots,
+ * moves it into the run's cgroup (bound already), lets it run, waits for it
+ * and sends {"op":"exit"} on a socket the caller passed for it: not on the
+ * connection, whose descriptor the agent closes and polls.
+ */
+#ifndef CGWARD_EXEC_SPAWN_H
+#define CGWARD_EXEC_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "cgroup.h"
+#include "policy_maps.h"
+#include "roots.h"
+
+/* The descriptors of a spawn request after "self" (cwd, stdio, exit): fds[1..EXEC_SPAWN_FDS]. */
+#define EXEC_SPAWN_FDS 5
+
+/* What the caller asked to run, and with what of its own. */
+struct exec_spawn {
+	pid_t caller_pid;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups; /* SO_PEERGROUPS */
+	size_t n_groups;
+	int pidfd;	    /* the caller itself */
+	int cwd_fd;	    /* O_PATH */
+	int stdio_fds[3];   /* stdin, stdout, stderr */
+	int exit_fd;	    /* the caller's socket for {"op":"exit"} */
+	char **argv, **env; /* NULL-terminated */
+	unsigned int umask;
+};
+
+/* What the supervisor needs of the run: the agent's, bound before the fork. */
+struct exec_spawn_run {
+	const struct policy_maps *maps;
+	__u32 policy_id;
+	const struct exec_cgroup *cgroup;
+	const struct root_spec *roots; /* bound back when beneath a private directory */
+	size_t n_roots;
+	const struct root_spec *nodes; /* --allow-unix (bound back too) and --allow-dev */
+	size_t n_nodes;
+};
+
+/* Whether a request asks the agent to spawn its command: its first descriptor is "self". */
+bool exec_spawn_requested(json_t *req);
+
+/*
+ * Takes the pidfd, cwd, stdio and exit socket (fds[0..EXEC_SPAWN_FDS], each
+ * set to -1), argv, env and umask from req, the caller's groups from its
+ * connection, then checks that the pidfd is the
+ * caller (peer) itself, in the agent's user and pid namespaces and without
+ * seccomp filters: a confinement the agent could not give the command.
+ * Returns 0 or negative errno, the reason in err.
+ */
+int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const struct ucred *peer,
+		    struct exec_spawn *spawn, char *err, size_t errlen);
+
+/*
+ * Forks the supervisor (detached: it outlives a restarted agent) and
+ * returns in *setup_fd the read end of a pipe that reaches end of file once
+ * the command is in the run's cgroup, or will never be. Until then the
+ * run's cgroup is empty without being over. On failure the caller is told
+ * on its exit socket.
+ */
+int exec_spawn_start(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
+		     int *setup_fd);
+
+void exec_spawn_free(struct exec_spawn *spawn);
+
+#endif
