@@ -264,6 +264,8 @@ test_exec_user_agent_restart_keeps_the_run_confined() {
 	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
 	grep '^{' "$T/client.err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\")" \
 		>/dev/null || fail "no deny event: $(cat "$T/client.err")"
+	# The new agent answered the end (and the lost count) for the old one.
+	! grep -F "cgward:" "$T/client.err" || fail "client: $(cat "$T/client.err")"
 	wait_no_runs
 }
 

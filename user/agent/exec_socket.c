@@ -718,6 +718,8 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 
 static bool is_populated(const struct exec_service_run *run);
 static void end_run(struct exec_service *svc, size_t i);
+static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup,
+			    const struct ucred *peer);
 
 /* A spawned run's supervisor: until its command is in the cgroup, an empty cgroup is no end. */
 static void start_spawned(struct exec_service *svc, struct exec_service_run *run,
@@ -770,6 +772,14 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	    .pidfd = -1, .cwd_fd = -1, .stdio_fds = {-1, -1, -1}, .exit_fd = -1};
 	int ret = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) ? -errno : 0;
 
+	if (ret == 0 && strcmp(json_string_value(json_object_get(req, "op")) ?: "", "end") == 0) {
+		serve_end_again(svc, fd, json_string_value(json_object_get(req, "cgroup")), &peer);
+		for (size_t i = 0; i < n_fds; i++)
+			close(fds[i]);
+		free(run);
+		json_decref(req);
+		return;
+	}
 	if (ret == 0 && (!run || !(user = find_user(svc, peer.uid))))
 		ret = -ENOMEM;
 	if (run)
@@ -904,26 +914,83 @@ static void read_pending(struct exec_service *svc, size_t i)
 	serve_request(svc, fd, text, fds, n_fds);
 }
 
+/* The answer to the caller's end, and the connection closed. */
+static void answer_end(int conn_fd, __u64 lost, bool oom)
+{
+	char text[128];
+
+	snprintf(text, sizeof(text), "{\"events_lost\":%llu,\"oom_killed\":%s}",
+		 (unsigned long long)lost, oom ? "true" : "false");
+	exec_message_send(conn_fd, text, strlen(text), NULL, 0);
+	close(conn_fd);
+}
+
+/* Kept for a caller whose connection died with the agent before (exec_agent_end asks again). */
+static void remember_ended(struct exec_service *svc, const char *cgroup, uid_t uid, __u64 lost,
+			   bool oom)
+{
+	struct exec_service_ended *slot = &svc->ended[svc->next_ended];
+
+	free(slot->cgroup);
+	*slot = (struct exec_service_ended){
+	    .cgroup = strdup(cgroup), .uid = uid, .events_lost = lost, .oom_killed = oom};
+	svc->next_ended = (svc->next_ended + 1) % EXEC_SERVICE_ENDED;
+}
+
 static void end_run(struct exec_service *svc, size_t i)
 {
 	struct exec_service_run *run = svc->runs[i];
 	int conn_fd = run->conn_fd;
 	struct exec_service_user *user = find_user(svc, run->uid);
+	char cgroup[PATH_MAX];
+	uid_t uid = run->uid;
 	__u64 lost;
 	bool oom;
-	char text[128];
 
 	svc->runs[i] = svc->runs[--svc->n_runs];
 	if (user && user->runs)
 		user->runs--;
 	run->conn_fd = -1;
+	snprintf(cgroup, sizeof(cgroup), "%s", relative_path(svc, run->cgroup.path));
 	release_run(svc, run, &lost, &oom);
-	if (conn_fd >= 0) {
-		snprintf(text, sizeof(text), "{\"events_lost\":%llu,\"oom_killed\":%s}",
-			 (unsigned long long)lost, oom ? "true" : "false");
-		exec_message_send(conn_fd, text, strlen(text), NULL, 0);
-		close(conn_fd);
+	if (conn_fd >= 0)
+		answer_end(conn_fd, lost, oom);
+	else
+		remember_ended(svc, cgroup, uid, lost, oom);
+}
+
+/*
+ * An end asked on a new connection by a caller whose agent was restarted
+ * (the connection it had died with that agent): its run, adopted, ends as
+ * it would have; one that ended meanwhile is answered from what was kept.
+ */
+static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup,
+			    const struct ucred *peer)
+{
+	for (size_t i = 0; cgroup && i < svc->n_runs; i++) {
+		struct exec_service_run *run = svc->runs[i];
+
+		if (run->conn_fd < 0 && run->uid == peer->uid &&
+		    strcmp(relative_path(svc, run->cgroup.path), cgroup) == 0) {
+			run->conn_fd = fd; /* watched since it was accepted */
+			if (!is_populated(run) || exec_cgroup_kill(&run->cgroup))
+				end_run(svc, i);
+			return;
+		}
 	}
+	for (size_t i = 0; cgroup && i < EXEC_SERVICE_ENDED; i++) {
+		struct exec_service_ended *ended = &svc->ended[i];
+
+		if (ended->cgroup && ended->uid == peer->uid &&
+		    strcmp(ended->cgroup, cgroup) == 0) {
+			answer_end(fd, ended->events_lost, ended->oom_killed);
+			free(ended->cgroup);
+			ended->cgroup = NULL;
+			return;
+		}
+	}
+	reply(fd, "no such run of this user", NULL, svc);
+	close(fd);
 }
 
 /*
@@ -1093,6 +1160,8 @@ void exec_service_close(struct exec_service *svc)
 	for (size_t i = 0; i < svc->n_runs; i++)
 		free_run(svc->runs[i]);
 	free(svc->runs);
+	for (size_t i = 0; i < EXEC_SERVICE_ENDED; i++)
+		free(svc->ended[i].cgroup);
 	free(svc->users);
 	if (svc->listen_fd >= 0) {
 		close(svc->listen_fd);

@@ -29,6 +29,17 @@ struct agent_tree;
 struct exec_service_run;
 struct exec_service_user;
 
+/* A run that ended with no caller connected: its answer, for a caller who asks again. */
+struct exec_service_ended {
+	char *cgroup; /* relative to the cgroup2 root; NULL: a free slot */
+	uid_t uid;
+	__u64 events_lost;
+	bool oom_killed;
+};
+
+/* Runs whose answer is kept: a caller asks within seconds of its agent's restart. */
+#define EXEC_SERVICE_ENDED 64
+
 struct exec_service_pending {
 	int fd; /* -1: a free slot */
 	uid_t uid;
@@ -49,6 +60,8 @@ struct exec_service {
 	__u64 accepted;
 	struct exec_service_run **runs;
 	size_t n_runs, cap_runs;
+	struct exec_service_ended ended[EXEC_SERVICE_ENDED];
+	size_t next_ended; /* the slot the next one takes: the oldest */
 	struct exec_service_user *users;
 	size_t n_users, cap_users;
 };

@@ -30,16 +30,14 @@ static const char *socket_path(void)
 	return path && path[0] ? path : EXEC_SOCKET_PATH;
 }
 
-int exec_agent_connect(int *fd)
+/* A connection to the agent's exec socket; -errno. */
+static int connect_to(const char *path, int *fd)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	const char *path = socket_path();
 	int ret;
 
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		fprintf(stderr, "cgward: %s: longer than a unix socket path can be\n", path);
+	if (strlen(path) >= sizeof(addr.sun_path))
 		return -ENAMETOOLONG;
-	}
 	strcpy(addr.sun_path, path);
 	*fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (*fd < 0)
@@ -49,10 +47,21 @@ int exec_agent_connect(int *fd)
 	ret = -errno;
 	close(*fd);
 	*fd = -1;
-	fprintf(stderr,
-		"cgward: exec: not root, and no cgward agent answers on %s (%s): start it "
-		"(systemctl enable --now cgward), or run cgward exec as root\n",
-		path, strerror(-ret));
+	return ret;
+}
+
+int exec_agent_connect(int *fd)
+{
+	const char *path = socket_path();
+	int ret = connect_to(path, fd);
+
+	if (ret == -ENAMETOOLONG)
+		fprintf(stderr, "cgward: %s: longer than a unix socket path can be\n", path);
+	else if (ret)
+		fprintf(stderr,
+			"cgward: exec: not root, and no cgward agent answers on %s (%s): start it "
+			"(systemctl enable --now cgward), or run cgward exec as root\n",
+			path, strerror(-ret));
 	return ret;
 }
 
@@ -282,9 +291,9 @@ int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome)
 	return n == 0 ? -ECONNRESET : msg ? 0 : -EPROTO;
 }
 
-int exec_agent_end(int fd, __u64 *events_lost, bool *oom_killed)
+/* Sends an end (text) and reads the agent's answer; -ECONNRESET when the agent is gone. */
+static int ask_end(int fd, const char *text, __u64 *events_lost, bool *oom_killed)
 {
-	static const char end[] = "{\"op\":\"end\"}";
 	char reply[256];
 	struct pollfd answer = {.fd = fd, .events = POLLIN};
 	json_t *json;
@@ -292,7 +301,7 @@ int exec_agent_end(int fd, __u64 *events_lost, bool *oom_killed)
 	ssize_t n;
 
 	/* The agent may have ended the run first (its cgroup emptied): its answer waits. */
-	exec_message_send(fd, end, sizeof(end) - 1, NULL, 0);
+	exec_message_send(fd, text, strlen(text), NULL, 0);
 	if (poll(&answer, 1, END_REPLY_TIMEOUT_MS) != 1)
 		return -ETIMEDOUT;
 	n = exec_message_recv(fd, reply, sizeof(reply), NULL, 0, &n_fds, 0);
@@ -305,8 +314,32 @@ int exec_agent_end(int fd, __u64 *events_lost, bool *oom_killed)
 	if (n <= 0)
 		return n ? (int)n : -ECONNRESET;
 	json = json_loads(reply, 0, NULL);
+	if (json_object_get(json, "error")) {
+		json_decref(json);
+		return -ESRCH;
+	}
 	*events_lost = (__u64)json_integer_value(json_object_get(json, "events_lost"));
 	*oom_killed = json_is_true(json_object_get(json, "oom_killed"));
 	json_decref(json);
 	return json ? 0 : -EPROTO;
+}
+
+int exec_agent_end(int fd, const char *cgroup, __u64 *events_lost, bool *oom_killed)
+{
+	json_t *again;
+	char *text;
+	int ret = ask_end(fd, "{\"op\":\"end\"}", events_lost, oom_killed);
+
+	if (ret != -ECONNRESET && ret != -EPIPE)
+		return ret;
+	/* The agent was restarted: the new one adopted the run, and ends it when asked. */
+	if (connect_to(socket_path(), &fd))
+		return ret;
+	again = json_pack("{s:s, s:s}", "op", "end", "cgroup", cgroup);
+	text = again ? json_dumps(again, JSON_COMPACT) : NULL;
+	ret = text ? ask_end(fd, text, events_lost, oom_killed) : -ENOMEM;
+	free(text);
+	json_decref(again);
+	close(fd);
+	return ret;
 }

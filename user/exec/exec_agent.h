@@ -65,8 +65,10 @@ int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome);
 /*
  * Tells the agent the run is over: it kills what is left of it and removes
  * its cgroup, then says how many events were lost and whether the OOM killer
- * struck. -errno when the agent did not answer (it was restarted, say).
+ * struck. When the agent was restarted meanwhile, asks the new one, which
+ * adopted the run, by the run's cgroup (the grant's). -errno when no agent
+ * answered.
  */
-int exec_agent_end(int fd, __u64 *events_lost, bool *oom_killed);
+int exec_agent_end(int fd, const char *cgroup, __u64 *events_lost, bool *oom_killed);
 
 #endif

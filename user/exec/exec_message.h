@@ -19,7 +19,9 @@
  * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer.
  * Then the caller's {"op": "end"} once its command is over (or it was told
  * to stop): the agent kills what is left, removes the cgroup and answers
- * {"events_lost", "oom_killed"}.
+ * {"events_lost", "oom_killed"}. A caller whose agent was restarted asks the
+ * new one on a new connection: {"op": "end", "cgroup"} (the grant's), same
+ * answer, or {"error"} when no run of its uid has that cgroup.
  */
 #ifndef CGWARD_EXEC_MESSAGE_H
 #define CGWARD_EXEC_MESSAGE_H

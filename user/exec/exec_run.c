@@ -611,7 +611,8 @@ static int tear_down_through_agent(struct execution *x, int status)
 	int ret = 0;
 
 	if (x->events_open) {
-		ret = exec_agent_end(x->agent_fd, &x->agent_events_lost, &x->agent_oom_killed);
+		ret = exec_agent_end(x->agent_fd, x->grant.cgroup, &x->agent_events_lost,
+				     &x->agent_oom_killed);
 		event_stream_drain(&x->events);
 	}
 	if (ret)
