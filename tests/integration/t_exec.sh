@@ -139,7 +139,7 @@ exec_ring_ids() {
 # A run's ring buffer stays for the next run (no map of maps update, whose
 # RCU wait costs start-up): the next gets only its own events, and gc keeps it.
 test_exec_ring_parked_serves_the_next_run_with_its_own_events_only() {
-	local parked
+	local parked removed
 	expect EPERM "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$T/1.jsonl" \
 		--root "$W" -- "$FSOP" write "$O/one" x
 	parked=$(exec_ring_ids)
@@ -151,7 +151,8 @@ test_exec_ring_parked_serves_the_next_run_with_its_own_events_only() {
 	EV=$T/1.jsonl expect_events 1 true
 	EV=$T/2.jsonl expect_deny create "$O/two"
 	EV=$T/2.jsonl expect_events 1 true
-	[ -z "$("$CGWARD" gc)" ] || fail "gc removed something: $("$CGWARD" gc --dry-run)"
+	removed=$("$CGWARD" gc) || fail "gc failed: $removed"
+	[ -z "$removed" ] || fail "gc removed: $removed"
 	[ "$(exec_ring_ids)" = "$parked" ] || fail "gc dropped the parked rings"
 }
 
@@ -174,4 +175,6 @@ test_child_cgroup_inherits_the_policy() {
 	wait "$cgward" || true
 	expect_content "$W/result" EPERM
 	expect_absent "$O/from-child"
+	# The run's end removes the cgroups made beneath its own, then its own.
+	expect_absent "$cgroup"
 }

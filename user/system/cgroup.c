@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -527,6 +528,25 @@ static long now_ns(void)
 	return now.tv_sec * 1000000000L + now.tv_nsec;
 }
 
+static int remove_descendant(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	if (type == FTW_DP && ftw->level > 0)
+		rmdir(path);
+	return 0;
+}
+
+int cgroup_remove_tree(const char *dir)
+{
+	if (rmdir(dir) == 0)
+		return 0;
+	if (errno != EBUSY)
+		return -errno;
+	/* nftw's frames are small, its paths on the heap: a deep chain cannot exhaust the stack. */
+	nftw(dir, remove_descendant, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	return rmdir(dir) ? -errno : 0;
+}
+
 /* A killed member leaves the cgroup only once the kernel has finished its exit: rmdir is EBUSY
  * until then. */
 static int remove_until(const char *dir, long deadline_ns)
@@ -537,7 +557,7 @@ static int remove_until(const char *dir, long deadline_ns)
 
 	for (;;) {
 		kill_members(dir);
-		r = rmdir(dir) ? -errno : 0;
+		r = cgroup_remove_tree(dir);
 		if (!r || r == -ENOENT)
 			return 0;
 		if (r != -EBUSY || now_ns() >= deadline_ns)

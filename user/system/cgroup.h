@@ -62,6 +62,12 @@ bool exec_cgroup_oom_killed(const struct exec_cgroup *cg);
 int exec_cgroup_kill(const struct exec_cgroup *cg);
 
 /*
+ * Removes the cgroup DIR and the empty cgroups made beneath it, deepest first:
+ * 0, or -errno of DIR's rmdir (-EBUSY while a member is left anywhere in it).
+ */
+int cgroup_remove_tree(const char *dir);
+
+/*
  * Kills every member, waits (sleeping with backoff) until the kernel lets the
  * cgroups be removed, at most timeout_ms, and removes both; cg->path and
  * cg->memory_path are cleared as they go, so a second call is a no-op.

@@ -45,7 +45,7 @@ static int collect_dir(const char *dir, bool dry_run, FILE *out)
 		if (!is_leftover(dirfd(listing), entry->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
-		r = dry_run || rmdir(path) == 0 ? 0 : -errno;
+		r = dry_run ? 0 : cgroup_remove_tree(path);
 		/* Its processes outlived their cgward: they run on, confined, until they exit. */
 		if (r == -EBUSY) {
 			fprintf(stderr, "cgward: %s still has processes (confined): kept\n", path);
