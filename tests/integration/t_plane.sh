@@ -246,7 +246,7 @@ cgroup_inherited_from() {
 # kernel made is delivered or reported lost.
 test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	local other=$PWD/build/other/cgward unmigratable=$PWD/build/unmigratable/cgward
-	local relayout=$PWD/build/relayout/cgward run job programs denied
+	local relayout=$PWD/build/relayout/cgward run run_cg job programs denied
 	[ -x "$other" ] && [ -x "$unmigratable" ] && [ -x "$relayout" ] ||
 		fail "no $other, $unmigratable or $relayout: make test-vm"
 	mkdir "$SUITE_CGROUP/load"
@@ -278,13 +278,16 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	wait "$AGENT_PID"
 	CGWARD=$relayout agent_start
 	agent_wait_log "upgraded the plane under $PINS in place" 2
-	# The binding was copied, its new field zero; a cgroup made now has it set.
-	[ "$(cgroup_inherited_from "$(stat -c %i "$SUITE_CGROUP/load")")" = 0 ] ||
+	# The run's binding was copied, its new field zero; a cgroup made in it
+	# now has the field set by relayout's cgroup_mkdir (in the agent's, the
+	# agent binds it again itself).
+	run_cg=$(find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$run-*")
+	[ "$(cgroup_inherited_from "$(stat -c %i "$run_cg")")" = 0 ] ||
 		fail "not migrated: $(bpftool map dump pinned "$PINS/maps/cgroup_policy")"
-	mkdir "$SUITE_CGROUP/load/child"
-	[ "$(cgroup_inherited_from "$(stat -c %i "$SUITE_CGROUP/load/child")")" = \
-		"$(stat -c %i "$SUITE_CGROUP/load")" ] || fail "not relayout's cgroup_mkdir"
-	rmdir "$SUITE_CGROUP/load/child"
+	mkdir "$run_cg/child"
+	[ "$(cgroup_inherited_from "$(stat -c %i "$run_cg/child")")" = "$(stat -c %i "$run_cg")" ] ||
+		fail "not relayout's cgroup_mkdir: $(bpftool map dump pinned "$PINS/maps/cgroup_policy")"
+	rmdir "$run_cg/child"
 	programs=$(pinned_program_ids)
 	expect_status 125 "$CGWARD" load 2>"$T/load.err"
 	grep -q "has a map layout this cgward cannot read (ABI 8" "$T/load.err" ||
