@@ -321,7 +321,7 @@ fuzz-regress: $(FUZZ_BINS)
 
 # One system call per run, for the tests to see the kernel's own answer.
 TEST_TOOLS := $(BUILD)/fsop $(BUILD)/hatchop $(BUILD)/writeloop $(BUILD)/other/cgward \
-	$(BUILD)/unmigratable/cgward
+	$(BUILD)/unmigratable/cgward $(BUILD)/relayout/cgward
 
 # Another build of the same sources, whose BPF object differs (its fast walk's
 # steps) and whose map layout does not: t_plane.sh upgrades a plane to it in place.
@@ -334,6 +334,12 @@ $(BUILD)/other/cgward: FORCE
 $(BUILD)/unmigratable/cgward: FORCE
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/unmigratable \
 		ABI_DEFINES='-DCGWARD_ABI_VERSION=1000 -DCGWARD_ABI_UPGRADES_FROM=1000' all
+
+# A build whose map layout and programs changed in a way it migrates
+# (cgward_abi.h's CGWARD_TEST_RELAYOUT): t_plane.sh migrates a plane of this
+# build to it under load.
+$(BUILD)/relayout/cgward: FORCE
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/relayout ABI_DEFINES=-DCGWARD_TEST_RELAYOUT all
 
 .PHONY: FORCE
 FORCE:

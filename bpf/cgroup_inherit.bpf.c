@@ -60,6 +60,12 @@ int BPF_PROG(cgroup_mkdir, struct cgroup *cgrp, const char *path)
 	if (!(policy->flags & CGWARD_POLICY_MANDATORY) && is_exec_cgroup(cgrp))
 		return 0;
 	id = BPF_CORE_READ(cgrp, kn, id);
+#ifdef CGWARD_TEST_RELAYOUT
+	struct cgward_cgroup_policy child = *policy;
+
+	child.inherited_from = parent_id;
+	policy = &child;
+#endif
 	bpf_map_update_elem(&cgroup_policy, &id, policy, BPF_NOEXIST);
 	return 0;
 }

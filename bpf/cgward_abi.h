@@ -10,16 +10,34 @@
 /*
  * The layout of the pinned plane: map keys and values, the event record and
  * the programs' contract with them. Raised on any change to either; a cgward
- * finding a plane of another version does not adopt it.
+ * finding a plane of another version does not adopt it as it is.
  */
+#define CGWARD_TREE_ABI_VERSION 7
+/*
+ * build/relayout (the tests' migration): cgroup_policy's value gains a field
+ * that cgroup_mkdir writes, so its programs and one map's layout change and
+ * it migrates a plane of this tree's ABI (plane.c). Never released.
+ */
+#ifdef CGWARD_TEST_RELAYOUT
+#define CGWARD_ABI_VERSION	 (CGWARD_TREE_ABI_VERSION + 1)
+#define CGWARD_ABI_UPGRADES_FROM CGWARD_TREE_ABI_VERSION
+#endif
 #ifndef CGWARD_ABI_VERSION /* a test build's own: the Makefile's ABI_DEFINES */
-#define CGWARD_ABI_VERSION 7
+#define CGWARD_ABI_VERSION CGWARD_TREE_ABI_VERSION
 #endif
 /*
- * The oldest ABI whose pinned maps this build's programs use as they are: a
- * plane of an ABI from this one to CGWARD_ABI_VERSION is upgraded in place
- * (plane.c). 7 added operations, reasons and an access kind, and changed no
- * map, key or value: a plane of 6 is upgraded.
+ * The oldest ABI whose plane this build upgrades in place (plane.c): its
+ * programs are replaced by this build's, each pinned map whose layout is
+ * unchanged is kept, and each that changed in a migratable way is migrated
+ * (copied into a map of this build's layout, which then takes its pin).
+ * Migratable: a hash map (or hash of maps) whose type, key size and flags
+ * are unchanged, whose value grew (fields appended: old entries get them
+ * zeroed) and whose max_entries did not shrink; a map added; a map removed
+ * (left pinned, unused). Any other change (a field moved or shrunk, a key
+ * changed, an array, per-CPU, inode storage or ring buffer changed) is not:
+ * a build making one raises this to its own ABI, and a plane of an older one
+ * is refused with nothing detached. 7 added operations, reasons and an
+ * access kind, and changed no map, key or value: a plane of 6 is upgraded.
  */
 #ifndef CGWARD_ABI_UPGRADES_FROM
 #define CGWARD_ABI_UPGRADES_FROM 6
@@ -109,6 +127,9 @@ struct cgward_cgroup_policy {
 	 * happens; the workload's exec happens in the container's.
 	 */
 	__u32 runtime_mnt_ns;
+#ifdef CGWARD_TEST_RELAYOUT
+	__u64 inherited_from; /* build/relayout's: the parent cgroup, set by cgroup_mkdir */
+#endif
 };
 
 /*

@@ -230,16 +230,25 @@ accounted_denies() {
 		| add // 0' "$1"
 }
 
+# cgroup_inherited_from ID: build/relayout's field of cgroup ID's binding.
+cgroup_inherited_from() {
+	bpftool -j map dump pinned "$PINS/maps/cgroup_policy" |
+		jq -r ".[].formatted | select(.key == $1) | .value.inherited_from"
+}
+
 # A run of this build and a cgroup of the agent's write inside and outside
 # their roots in a tight loop while the agent is replaced by another build's
-# (which upgrades the plane in place), this build downgrades it again, and a
-# build of an unmigratable map layout is refused with nothing detached: no
+# (which upgrades the plane in place), this build downgrades it again, a
+# build of an unmigratable map layout is refused with nothing detached, and
+# the agent is replaced by one of a changed map layout (build/relayout),
+# which migrates the plane, and which this build then cannot downgrade: no
 # write outside goes through, none inside is denied, and every deny the
 # kernel made is delivered or reported lost.
 test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	local other=$PWD/build/other/cgward unmigratable=$PWD/build/unmigratable/cgward
-	local run job programs denied
-	[ -x "$other" ] && [ -x "$unmigratable" ] || fail "no $other or $unmigratable: make test-vm"
+	local relayout=$PWD/build/relayout/cgward run run_cg job programs denied
+	[ -x "$other" ] && [ -x "$unmigratable" ] && [ -x "$relayout" ] ||
+		fail "no $other, $unmigratable or $relayout: make test-vm"
 	mkdir "$SUITE_CGROUP/load"
 	agent_policy load "$W" false "$REL/load" >"$T/policy.yaml"
 	agent_start
@@ -264,6 +273,26 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	grep -q "has a map layout this cgward cannot read (ABI 7" "$T/load.err" ||
 		fail "unmigratable: $(cat "$T/load.err")"
 	[ "$(pinned_program_ids)" = "$programs" ] || fail "the refused load changed the programs"
+
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID"
+	CGWARD=$relayout agent_start
+	agent_wait_log "upgraded the plane under $PINS in place" 2
+	# The run's binding was copied, its new field zero; a cgroup made in it
+	# now has the field set by relayout's cgroup_mkdir (in the agent's, the
+	# agent binds it again itself).
+	run_cg=$(find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$run-*")
+	[ "$(cgroup_inherited_from "$(stat -c %i "$run_cg")")" = 0 ] ||
+		fail "not migrated: $(bpftool map dump pinned "$PINS/maps/cgroup_policy")"
+	mkdir "$run_cg/child"
+	[ "$(cgroup_inherited_from "$(stat -c %i "$run_cg/child")")" = "$(stat -c %i "$run_cg")" ] ||
+		fail "not relayout's cgroup_mkdir: $(bpftool map dump pinned "$PINS/maps/cgroup_policy")"
+	rmdir "$run_cg/child"
+	programs=$(pinned_program_ids)
+	expect_status 125 "$CGWARD" load 2>"$T/load.err"
+	grep -q "has a map layout this cgward cannot read (ABI 8" "$T/load.err" ||
+		fail "downgrade: $(cat "$T/load.err")"
+	[ "$(pinned_program_ids)" = "$programs" ] || fail "the refused downgrade changed the programs"
 
 	touch "$T/stop"
 	expect_status 0 wait "$job"

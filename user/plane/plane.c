@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -188,25 +189,37 @@ static int attach_missing(struct cgward_bpf *skel, const char *dir, int *attache
 	return 0;
 }
 
+#define N_PINNED_MAPS (sizeof(pinned_map_names) / sizeof(*pinned_map_names))
+
+/* The pin of map i of pinned_map_names, or of the map migrating into its place. */
+static int map_pin_path(char *out, size_t outlen, const char *dir, size_t i, bool staged)
+{
+	char name[128];
+
+	/* bpffs takes no '.' in a name; a map's (a C identifier) has no '-'. */
+	snprintf(name, sizeof(name), "%s%s", staged ? "staged-" : "", pinned_map_names[i]);
+	return pin_path(out, outlen, dir, "maps", name);
+}
+
 /*
  * Loads the programs with their maps pinned under dir: libbpf reuses a map
  * already pinned at its path (one left by a load that stopped half way, or
  * the plane of a build being upgraded), and fails a load whose map does not
- * match the pinned one's type and sizes.
+ * match the pinned one's type and sizes. The maps staged[i] (NULL: none)
+ * are pinned under their staged names instead, created there unless a
+ * migration that stopped half way left them.
  */
-static int load_with_pinned_maps(const char *dir, struct cgward_bpf **loaded, char *err,
-				 size_t errlen)
+static int load_with_pinned_maps(const char *dir, const bool *staged, struct cgward_bpf **loaded,
+				 char *err, size_t errlen)
 {
 	struct cgward_bpf *skel;
 	char path[PATH_MAX];
 	int ret = loader_open(&skel, err, errlen);
 
-	for (size_t i = 0; ret == 0 && i < sizeof(pinned_map_names) / sizeof(*pinned_map_names);
-	     i++) {
+	for (size_t i = 0; ret == 0 && i < N_PINNED_MAPS; i++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_map_names[i]);
 
-		ret =
-		    map ? pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]) : -ENOENT;
+		ret = map ? map_pin_path(path, sizeof(path), dir, i, staged && staged[i]) : -ENOENT;
 		if (!ret)
 			ret = bpf_map__set_pin_path(map, path);
 		if (ret)
@@ -229,7 +242,7 @@ static int load_with_pinned_maps(const char *dir, struct cgward_bpf **loaded, ch
 static int load_and_pin(const char *dir, struct plane *plane, char *err, size_t errlen)
 {
 	struct cgward_bpf *skel;
-	int ret = load_with_pinned_maps(dir, &skel, err, errlen);
+	int ret = load_with_pinned_maps(dir, NULL, &skel, err, errlen);
 
 	if (ret)
 		return ret;
@@ -302,34 +315,296 @@ static int unpin_foreign_links(struct cgward_bpf *skel, const char *dir)
 	return ret;
 }
 
+#define MAX_LINKS 128 /* more than the programs: one link each */
+
+/* The ids of the programs of the links pinned under dir, to tell when they are detached. */
+static size_t pinned_prog_ids(const char *dir, __u32 *ids)
+{
+	char links[PATH_MAX];
+	DIR *d = pin_path(links, sizeof(links), dir, "links", NULL) == 0 ? opendir(links) : NULL;
+	struct dirent *entry;
+	size_t n = 0;
+
+	while (d && (entry = readdir(d)) && n < MAX_LINKS) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		char path[PATH_MAX];
+		int fd = -1;
+
+		if (entry->d_name[0] != '.' &&
+		    pin_path(path, sizeof(path), dir, "links", entry->d_name) == 0)
+			fd = bpf_obj_get(path);
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			ids[n++] = info.prog_id;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /*
- * Replaces the programs of a plane pinned by another build, of a map layout
- * this one reads (CGWARD_ABI_UPGRADES_FROM), by this build's, and keeps its
- * maps: every binding, root, tag, counter and exec's ring carries over, and
- * the cgward execs and agent of the other build go on with them. A load
- * that fails (a map of another layout among them) leaves the plane as it
- * was; one that stops half way leaves each hook with one build's program or
- * the other's, and plane_info the other's, so the next cgward finishes it.
+ * Unpinning drops the last reference, but the kernel may release a link
+ * later, from an RCU callback's work item (seen on the PREEMPT_RT kernel).
+ * A link's id goes before it is detached, its program's only after: the
+ * programs' ids tell when enforcement has ended.
+ */
+static int wait_programs_released(const __u32 *ids, size_t n)
+{
+	for (int tries = 0; tries < 500; tries++) {
+		size_t alive = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			int fd = bpf_prog_get_fd_by_id(ids[i]);
+
+			if (fd >= 0) {
+				close(fd);
+				alive++;
+			}
+		}
+		if (!alive)
+			return 0;
+		usleep(10000);
+	}
+	return -EBUSY;
+}
+
+/* Whether the pinned map (its kernel info) has map's layout: libbpf reuses it as it is. */
+static bool has_layout(const struct bpf_map_info *pinned, const struct bpf_map *map)
+{
+	return pinned->type == bpf_map__type(map) && pinned->key_size == bpf_map__key_size(map) &&
+	       pinned->value_size == bpf_map__value_size(map) &&
+	       pinned->max_entries == bpf_map__max_entries(map) &&
+	       pinned->map_flags == bpf_map__map_flags(map);
+}
+
+/* What cgward_abi.h calls migratable: a hash map's value grown, or its max_entries. */
+static bool is_migratable(const struct bpf_map_info *pinned, const struct bpf_map *map)
+{
+	return (pinned->type == BPF_MAP_TYPE_HASH || pinned->type == BPF_MAP_TYPE_HASH_OF_MAPS) &&
+	       pinned->type == bpf_map__type(map) && pinned->key_size == bpf_map__key_size(map) &&
+	       pinned->value_size <= bpf_map__value_size(map) &&
+	       pinned->max_entries <= bpf_map__max_entries(map) &&
+	       pinned->map_flags == bpf_map__map_flags(map);
+}
+
+/*
+ * Which pinned maps this build migrates (staged[i], in the order of
+ * pinned_map_names): those of another layout, frozen here, so that no
+ * cgward of the other build (an exec binding its cgroup) writes where no
+ * program of this build will read: its write fails instead, and it runs
+ * nothing. The programs of either build still write them. -ESTALE, and
+ * nothing done, when one is not migratable; a map not pinned is added.
+ */
+static int plan_migration(const char *dir, struct cgward_bpf *skel, bool *staged, char *err,
+			  size_t errlen)
+{
+	int fds[N_PINNED_MAPS];
+	char path[PATH_MAX], what[192];
+	int ret = 0;
+
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_map_names[i]);
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+
+		fds[i] = -1;
+		staged[i] = false;
+		if (ret || map_pin_path(path, sizeof(path), dir, i, false) ||
+		    (fds[i] = bpf_obj_get(path)) < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fds[i], &info, &len) != 0) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot read the pinned map %s: %s", path,
+				 strerror(-ret));
+		} else if (!has_layout(&info, map) && !is_migratable(&info, map)) {
+			snprintf(what, sizeof(what),
+				 "has a map this cgward cannot migrate (%s: type %u, key %u, value "
+				 "%u, %u entries, flags %#x)",
+				 pinned_map_names[i], info.type, info.key_size, info.value_size,
+				 info.max_entries, info.map_flags);
+			ret = refuse_stale(dir, what, err, errlen);
+		} else {
+			staged[i] = !has_layout(&info, map);
+		}
+	}
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		/* Frozen already: a migration that stopped half way. */
+		if (ret == 0 && staged[i] && bpf_map_freeze(fds[i]) != 0 && errno != EBUSY) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot freeze the pinned map %s: %s",
+				 pinned_map_names[i], strerror(-ret));
+		}
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	return ret;
+}
+
+/*
+ * Copies each entry of the pinned map i that its staged map lacks, the
+ * value zero-extended: an entry there already is as new as this one (this
+ * build's programs wrote it, or a copy pass before did). A hash of maps
+ * gives inner map ids and takes fds.
+ */
+static int copy_entries(const char *dir, size_t i, char *err, size_t errlen)
+{
+	struct bpf_map_info from_info = {}, to_info = {};
+	__u32 from_len = sizeof(from_info), to_len = sizeof(to_info);
+	char path[PATH_MAX], staged[PATH_MAX];
+	__u8 *key = NULL, *next = NULL, *value = NULL;
+	int from = -1, to = -1, ret = map_pin_path(path, sizeof(path), dir, i, false);
+
+	if (ret == 0)
+		ret = map_pin_path(staged, sizeof(staged), dir, i, true);
+	if (ret == 0 && ((from = bpf_obj_get(path)) < 0 || (to = bpf_obj_get(staged)) < 0 ||
+			 bpf_obj_get_info_by_fd(from, &from_info, &from_len) ||
+			 bpf_obj_get_info_by_fd(to, &to_info, &to_len)))
+		ret = -errno;
+	if (ret == 0) {
+		key = calloc(1, from_info.key_size);
+		next = calloc(1, from_info.key_size);
+		value = calloc(1, to_info.value_size);
+		ret = key && next && value ? 0 : -ENOMEM;
+	}
+	for (void *prev = NULL; ret == 0 && bpf_map_get_next_key(from, prev, next) == 0;
+	     prev = key) {
+		int inner = -1;
+
+		memcpy(key, next, from_info.key_size);
+		memset(value, 0, to_info.value_size);
+		/* Gone meanwhile (a cgroup removed, an exec ended): nothing to copy. */
+		if (bpf_map_lookup_elem(from, key, value) != 0)
+			continue;
+		if (from_info.type == BPF_MAP_TYPE_HASH_OF_MAPS) {
+			inner = bpf_map_get_fd_by_id(*(__u32 *)value);
+			if (inner < 0)
+				continue;
+			memcpy(value, &inner, sizeof(inner));
+		}
+		if (bpf_map_update_elem(to, key, value, BPF_NOEXIST) != 0 && errno != EEXIST)
+			ret = -errno;
+		if (inner >= 0)
+			close(inner);
+	}
+	if (ret)
+		snprintf(err, errlen, "cannot migrate the map %s: %s", pinned_map_names[i],
+			 strerror(-ret));
+	free(key);
+	free(next);
+	free(value);
+	if (from >= 0)
+		close(from);
+	if (to >= 0)
+		close(to);
+	return ret;
+}
+
+static bool migrating(const bool *staged)
+{
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		if (staged[i])
+			return true;
+	}
+	return false;
+}
+
+static int copy_staged(const char *dir, const bool *staged, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; ret == 0 && i < N_PINNED_MAPS; i++) {
+		if (staged[i])
+			ret = copy_entries(dir, i, err, errlen);
+	}
+	return ret;
+}
+
+/* The staged maps take the old maps' pins: cgward processes open them from here on. */
+static int pin_staged(const char *dir, const bool *staged, char *err, size_t errlen)
+{
+	char path[PATH_MAX], staged_path[PATH_MAX];
+
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		int ret = staged[i] ? map_pin_path(path, sizeof(path), dir, i, false) : 0;
+
+		if (ret == 0 && staged[i])
+			ret = map_pin_path(staged_path, sizeof(staged_path), dir, i, true);
+		if (ret == 0 && staged[i] && rename(staged_path, path) != 0)
+			ret = -errno;
+		if (ret) {
+			snprintf(err, errlen, "cannot pin the migrated map %s: %s",
+				 pinned_map_names[i], strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Replaces the programs of a plane pinned by another build, of an ABI this
+ * one upgrades (CGWARD_ABI_UPGRADES_FROM), by this build's. Its maps of
+ * this build's layout are kept; those that changed are migrated (each
+ * binding, root, tag, counter and exec's ring carries over either way), so
+ * the cgward execs of the other build go on with them.
+ *
+ * A migration: the other build's cgward processes are frozen out of the old
+ * maps (plan_migration); the new programs are loaded on staged maps and the
+ * entries copied; cgroup_mkdir is replaced first and the entries copied
+ * again, so that every cgroup made from then on lands in both maps; then
+ * the other programs are replaced (the staged maps complete before any of
+ * them reads them); once the old programs are released, a last copy takes
+ * what they wrote meanwhile; then the staged maps take the old maps' pins.
+ *
+ * A load that fails (a map this build cannot migrate) leaves the plane as
+ * it was; one that stops half way leaves each hook with one build's program
+ * or the other's, each on its own maps, and plane_info the other's, so the
+ * next cgward finishes it (reusing the staged maps).
  */
 static int upgrade_in_place(const char *dir, struct plane *plane, char *err, size_t errlen)
 {
+	static const char first[] = "cgroup_mkdir";
+	bool staged[N_PINNED_MAPS];
+	__u32 old_ids[MAX_LINKS];
+	size_t n_old = pinned_prog_ids(dir, old_ids);
 	struct bpf_program *prog;
 	struct cgward_bpf *skel;
-	int ret = load_with_pinned_maps(dir, &skel, err, errlen);
+	int ret = loader_open(&skel, err, errlen);
 
+	if (ret == 0) {
+		ret = plan_migration(dir, skel, staged, err, errlen);
+		cgward_bpf__destroy(skel);
+	}
+	if (ret == 0)
+		ret = load_with_pinned_maps(dir, staged, &skel, err, errlen);
 	if (ret)
 		return ret;
+	ret = copy_staged(dir, staged, err, errlen);
+	prog = bpf_object__find_program_by_name(skel->obj, first);
+	if (ret == 0 && prog && (ret = replace_link(prog, dir, err, errlen)) == 0) {
+		plane->links_attached++;
+		ret = copy_staged(dir, staged, err, errlen);
+	}
 	bpf_object__for_each_program(prog, skel->obj)
 	{
-		if (!bpf_program__autoload(prog))
+		if (ret || !bpf_program__autoload(prog) ||
+		    strcmp(bpf_program__name(prog), first) == 0)
 			continue;
 		ret = replace_link(prog, dir, err, errlen);
-		if (ret)
-			break;
-		plane->links_attached++;
+		if (ret == 0)
+			plane->links_attached++;
 	}
 	if (ret == 0 && (ret = unpin_foreign_links(skel, dir)))
 		snprintf(err, errlen, "cannot unpin the other build's links: %s", strerror(-ret));
+	if (ret == 0 && migrating(staged) && wait_programs_released(old_ids, n_old) != 0) {
+		ret = -EBUSY;
+		snprintf(err, errlen, "the kernel still runs the other build's programs after 5 s");
+	}
+	if (ret == 0)
+		ret = copy_staged(dir, staged, err, errlen);
+	if (ret == 0)
+		ret = pin_staged(dir, staged, err, errlen);
 	if (ret == 0)
 		ret = write_plane_info(skel, err, errlen);
 	cgward_bpf__destroy(skel);
@@ -576,61 +851,6 @@ static int unpin_all(const char *dir)
 	if (ret == 0 && rmdir(dir) != 0 && errno != ENOENT)
 		ret = -errno;
 	return ret;
-}
-
-#define MAX_LINKS 128 /* more than the programs: one link each */
-
-/* The ids of the programs of the links pinned under dir, to tell when they are detached. */
-static size_t pinned_prog_ids(const char *dir, __u32 *ids)
-{
-	char links[PATH_MAX];
-	DIR *d = pin_path(links, sizeof(links), dir, "links", NULL) == 0 ? opendir(links) : NULL;
-	struct dirent *entry;
-	size_t n = 0;
-
-	while (d && (entry = readdir(d)) && n < MAX_LINKS) {
-		struct bpf_link_info info = {};
-		__u32 len = sizeof(info);
-		char path[PATH_MAX];
-		int fd = -1;
-
-		if (entry->d_name[0] != '.' &&
-		    pin_path(path, sizeof(path), dir, "links", entry->d_name) == 0)
-			fd = bpf_obj_get(path);
-		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
-			ids[n++] = info.prog_id;
-		if (fd >= 0)
-			close(fd);
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-/*
- * Unpinning drops the last reference, but the kernel may release a link
- * later, from an RCU callback's work item (seen on the PREEMPT_RT kernel).
- * A link's id goes before it is detached, its program's only after: the
- * programs' ids tell when enforcement has ended.
- */
-static int wait_programs_released(const __u32 *ids, size_t n)
-{
-	for (int tries = 0; tries < 500; tries++) {
-		size_t alive = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			int fd = bpf_prog_get_fd_by_id(ids[i]);
-
-			if (fd >= 0) {
-				close(fd);
-				alive++;
-			}
-		}
-		if (!alive)
-			return 0;
-		usleep(10000);
-	}
-	return -EBUSY;
 }
 
 static int unpin_kind(const char *dir, const char *kind, char *path, size_t pathlen)
