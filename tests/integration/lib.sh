@@ -99,6 +99,12 @@ reap_cgroups() {
 	return 1
 }
 
+# cgward_ok ARG...: cgward ARG... succeeds (a load, an unload); else the test
+# fails with its message.
+cgward_ok() {
+	"$CGWARD" "$@" 2>"$T/cgward.err" || fail "cgward $* exited $?: $(cat "$T/cgward.err")"
+}
+
 # cgward exec in the suite's cgroup, events to EV.
 cgx() {
 	"$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --events "$EV" "$@"

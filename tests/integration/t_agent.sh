@@ -29,9 +29,10 @@ agent_start() {
 	agent_wait_log "ready:" $((readies + 1))
 }
 
-# The agent must exit 0 on SIGTERM: any other status fails the test, with the
+# agent_halt: the agent stopped with SIGTERM (its plane stays, as with
+# systemd's stop); it must exit 0: any other status fails the test, with the
 # end of its log (which goes with the test's own files).
-agent_stop() {
+agent_halt() {
 	local status=0
 	if [ -n "$AGENT_PID" ]; then
 		kill -TERM "$AGENT_PID" 2>/dev/null || true
@@ -39,14 +40,22 @@ agent_stop() {
 		wait "$AGENT_PID" 2>/dev/null || status=$?
 		AGENT_PID=
 	fi
+	[ "$status" -eq 0 ] ||
+		fail "the agent exited with status $status; its log ends:
+$(tail -n 40 "$T/agent.log" 2>/dev/null)"
+}
+
+# agent_stop: the agent halted and its plane unloaded, so that the next test
+# counts its own policies and links from none.
+agent_stop() {
+	local status=0
+	agent_halt || status=1
 	"$CGWARD" agent --unload --force >/dev/null 2>&1 || true
 	if [ -e "$PINS" ]; then
 		echo "agent_stop: $PINS left behind" >&2
 		exit 1
 	fi
-	[ "$status" -eq 0 ] ||
-		fail "the agent exited with status $status; its log ends:
-$(tail -n 40 "$T/agent.log" 2>/dev/null)"
+	return $status
 }
 
 # wait_line FILE TEXT [COUNT]: FILE has a line with TEXT (COUNT of them), within 60 s.
@@ -148,7 +157,7 @@ test_agent_kill_9_keeps_enforcing_and_restart_readopts() {
 	local links bpf_links
 	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
 	mkdir "$SUITE_CGROUP/job-1"
-	"$CGWARD" unload --force 2>/dev/null # the first agent loads the plane
+	cgward_ok unload --force # the first agent loads the plane
 	agent_start
 	grep -q "attached .* programs" "$T/agent.log" || fail "first agent: $(cat "$T/agent.log")"
 	links=$(find "$PINS/links" -mindepth 1 | wc -l)
@@ -333,7 +342,7 @@ test_agent_sigterm_keeps_enforcing_status_and_unload() {
 }
 
 test_agent_invalid_policy_exits_2_and_loads_nothing() {
-	"$CGWARD" unload --force 2>/dev/null # an earlier exec's plane
+	cgward_ok unload --force # an earlier exec's plane
 	printf 'policies:\n  - name: x\n    selector: {cgroups: [relative]}\n    write_roots: [%s]\n' \
 		"$T/missing" >"$T/policy.yaml"
 	expect_status 2 "$CGWARD" agent --policy "$T/policy.yaml" 2>"$T/err"

@@ -71,7 +71,7 @@ test_metrics_counts_denies_and_passes_promtool() {
 }
 
 test_metrics_bad_address_exits_2_and_loads_nothing() {
-	"$CGWARD" unload --force 2>/dev/null # an earlier exec's plane
+	cgward_ok unload --force # an earlier exec's plane
 	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
 	expect_status 2 "$CGWARD" agent --policy "$T/policy.yaml" --metrics localhost:9464
 	[ ! -e "$PINS" ] || fail "pinned although the option was invalid"

@@ -17,6 +17,7 @@
 #include "cgward_abi.h"
 #include "loader.h"
 #include "plane.h"
+#include "wait_loop.h"
 
 /*
  * Every map but the programs' own: event_scratch (per-CPU scratch space) and
@@ -348,11 +349,17 @@ static size_t pinned_prog_ids(const char *dir, __u32 *ids)
  * Unpinning drops the last reference, but the kernel may release a link
  * later, from an RCU callback's work item (seen on the PREEMPT_RT kernel).
  * A link's id goes before it is detached, its program's only after: the
- * programs' ids tell when enforcement has ended.
+ * programs' ids tell when enforcement has ended. Each hook's last detach
+ * waits for RCU-tasks grace periods, one hook after the other: seconds in
+ * all under emulation, more than 5 on a busy host.
  */
+#define PROGRAMS_RELEASE_WAIT_MS 60000
+
 static int wait_programs_released(const __u32 *ids, size_t n)
 {
-	for (int tries = 0; tries < 500; tries++) {
+	__u64 deadline = wait_loop_now_ms() + PROGRAMS_RELEASE_WAIT_MS;
+
+	while (wait_loop_now_ms() < deadline) {
 		size_t alive = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -599,7 +606,8 @@ static int upgrade_in_place(const char *dir, struct plane *plane, char *err, siz
 		snprintf(err, errlen, "cannot unpin the other build's links: %s", strerror(-ret));
 	if (ret == 0 && migrating(staged) && wait_programs_released(old_ids, n_old) != 0) {
 		ret = -EBUSY;
-		snprintf(err, errlen, "the kernel still runs the other build's programs after 5 s");
+		snprintf(err, errlen, "the kernel still runs the other build's programs after %d s",
+			 PROGRAMS_RELEASE_WAIT_MS / 1000);
 	}
 	if (ret == 0)
 		ret = copy_staged(dir, staged, err, errlen);
@@ -869,7 +877,8 @@ int plane_unpin(const char *dir, char *err, size_t errlen)
 
 	if (ret == 0 && wait_programs_released(prog_ids, n_progs)) {
 		snprintf(err, errlen,
-			 "the kernel still runs the programs unpinned from %s after 5 s", path);
+			 "the kernel still runs the programs unpinned from %s after %d s", path,
+			 PROGRAMS_RELEASE_WAIT_MS / 1000);
 		return -EBUSY;
 	}
 	if (ret == 0)
