@@ -318,3 +318,34 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 		fail "the agent's events: $(accounted_denies "$EV") of $denied"
 	agent_stop
 }
+
+# An agent of this build still running when build/relayout migrates the plane
+# (cgward load of a new release by hand) would bind new cgroups in maps no
+# program reads: at its next new cgroup it exits 1 and says why, and the new
+# build's agent binds it. The same after an unload under a running agent.
+test_plane_migrated_or_unloaded_under_an_agent_stops_it() {
+	local relayout=$PWD/build/relayout/cgward status
+	[ -x "$relayout" ] || fail "no $relayout: make test-vm"
+	cgward_ok unload --force
+	agent_policy late "$W" false "$REL/late-*" >"$T/policy.yaml"
+	agent_start
+	"$relayout" load 2>"$T/load.err" || fail "relayout's load: $(cat "$T/load.err")"
+	mkdir "$SUITE_CGROUP/late-1"
+	agent_wait_log "is no longer the one this agent writes"
+	status=0
+	wait "$AGENT_PID" || status=$?
+	AGENT_PID=
+	[ "$status" -eq 1 ] || fail "the agent exited $status, want 1"
+	CGWARD=$relayout agent_start
+	expect EPERM in_cg "$SUITE_CGROUP/late-1" "$FSOP" write "$O/late" x
+	expect_absent "$O/late"
+
+	cgward_ok unload --force
+	mkdir "$SUITE_CGROUP/late-2"
+	agent_wait_log "is no longer the one this agent writes" 2
+	status=0
+	wait "$AGENT_PID" || status=$?
+	AGENT_PID=
+	[ "$status" -eq 1 ] || fail "the agent exited $status after the unload, want 1"
+	agent_stop
+}

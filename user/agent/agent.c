@@ -134,7 +134,8 @@ static const char usage[] =
     "  -h, --help         this text\n"
     "\n"
     "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
-    "(or --unload failed); 2 invalid options or policy (each error printed as\n"
+    "(or --unload failed, or another build migrated the plane, or unloaded it);\n"
+    "2 invalid options or policy (each error printed as\n"
     "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement (or the\n"
     "metrics endpoint) could not be set up.\n";
 
@@ -740,17 +741,38 @@ static void retry_unresolved(struct agent *a)
 
 /*
  * On each tick, what `cgward gc` removes: the empty cgroups of execs that
- * were killed, then their policies.
+ * were killed, then their policies. Whether it ticked.
  */
-static void collect_garbage(struct agent *a)
+static bool collect_garbage(struct agent *a)
 {
 	__u64 ticks;
 
 	if (read(a->gc_timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
-		return;
+		return false;
 	cgroup_gc(&a->layout, NULL, false, stderr);
 	if (exec_policies_gc(&a->maps, stderr) < 0)
 		fprintf(stderr, "cgward: agent: cannot collect exec policies\n");
+	return true;
+}
+
+/*
+ * Whether the maps this agent writes are still the pinned plane's. After a
+ * migration by another build (cgward load of a new release by hand), or an
+ * unload, its bindings would reach no program: it exits then, so that its
+ * service starts it again on the plane in force.
+ */
+static bool plane_still_pinned(struct agent *a)
+{
+	const char *name = plane_superseded_map(a->opt.bpffs, &a->plane);
+
+	if (!name)
+		return true;
+	fprintf(stderr,
+		"cgward: agent: the map %s pinned under %s is no longer the one this agent "
+		"writes (another build migrated the plane, or it was unloaded): exiting, to be "
+		"started again on the plane in force\n",
+		name, a->opt.bpffs);
+	return false;
 }
 
 /*
@@ -937,6 +959,7 @@ static int serve(struct agent *a)
 	struct policy_file file = {0};
 	struct epoll_event ev;
 	struct signalfd_siginfo si;
+	bool ticked;
 	int ret;
 
 	for (;;) {
@@ -946,10 +969,12 @@ static int serve(struct agent *a)
 		event_socket_accept(&a->socket);
 		exec_service_serve(&a->exec);
 		drain_events(a);
-		collect_garbage(a);
+		ticked = collect_garbage(a);
 		ret = agent_tree_read_events(&a->tree, true);
 		if (ret < 0)
 			fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
+		if ((ticked || ret) && !plane_still_pinned(a))
+			return EXIT_RUNTIME_ERROR;
 		retry_unresolved(a);
 		if (policy_file_changed(a, &file)) {
 			reload(a, &file);

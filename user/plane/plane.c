@@ -752,6 +752,38 @@ void plane_close(struct plane *plane)
 	}
 }
 
+/* The kernel's id of a map, or 0. */
+static __u32 map_id(int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	return fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
+}
+
+const char *plane_superseded_map(const char *dir, struct plane *plane)
+{
+	int *fds[PLANE_FDS];
+	char path[PATH_MAX];
+
+	plane_fds(plane, fds);
+	for (size_t i = 0; i < PLANE_FDS; i++) {
+		int pinned = -1;
+		bool same;
+
+		if (*fds[i] < 0)
+			continue;
+		if (pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]) == 0)
+			pinned = bpf_obj_get(path);
+		same = pinned >= 0 && map_id(pinned) == map_id(*fds[i]);
+		if (pinned >= 0)
+			close(pinned);
+		if (!same)
+			return pinned_map_names[i];
+	}
+	return NULL;
+}
+
 int plane_pinned_links(const char *dir)
 {
 	return count_pins(dir, "links");

@@ -90,6 +90,13 @@ int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t er
 void plane_close(struct plane *plane);
 
 /*
+ * The name of a map of plane that is no longer the one pinned under dir, or
+ * NULL. Another build's migration, or an unload, leaves the holder of the
+ * old maps writing bindings that no program reads.
+ */
+const char *plane_superseded_map(const char *dir, struct plane *plane);
+
+/*
  * Calls visit for each program the plane attaches on this kernel, with the
  * fd of its pinned link (-1 when not pinned). Returns how many are pinned,
  * or negative errno.
