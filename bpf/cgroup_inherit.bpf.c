@@ -15,6 +15,24 @@ static __always_inline bool on_default_hierarchy(struct cgroup *cgrp)
 	return BPF_CORE_READ(cgrp, root, hierarchy_id) == DEFAULT_HIERARCHY_ID;
 }
 
+/*
+ * While a new build migrates cgroup_policy to its value layout, the hooks
+ * of the old build not yet replaced read the old map: a new cgroup is bound
+ * there too, so that no hook finds it unbound. Userspace sets this map to
+ * the old one and raises the flag for the migration's length (a migration
+ * killed half way leaves it raised, as it must); the old layout's fields
+ * are a prefix of this one's. Otherwise a map of one entry, never written.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct cgward_cgroup_policy);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} cgroup_policy_old SEC(".maps");
+
+bool migrating_cgroup_policy;
+
 #define EXEC_CGROUP_PREFIX "cgward-"
 
 /*
@@ -67,6 +85,8 @@ int BPF_PROG(cgroup_mkdir, struct cgroup *cgrp, const char *path)
 	policy = &child;
 #endif
 	bpf_map_update_elem(&cgroup_policy, &id, policy, BPF_NOEXIST);
+	if (migrating_cgroup_policy)
+		bpf_map_update_elem(&cgroup_policy_old, &id, policy, BPF_NOEXIST);
 	return 0;
 }
 

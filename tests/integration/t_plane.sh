@@ -349,3 +349,52 @@ test_plane_migrated_or_unloaded_under_an_agent_stops_it() {
 	[ "$status" -eq 1 ] || fail "the agent exited $status after the unload, want 1"
 	agent_stop
 }
+
+# build/relayout's load killed (SIGKILL) half way through its migration, its
+# staged maps pinned and some hooks already on its programs: a run bound
+# before, and a cgroup made in it then, still write only inside; the next
+# load of the same build finishes the migration, staged maps taken over.
+test_plane_migration_killed_half_way_is_finished_by_the_next_load() {
+	local relayout=$PWD/build/relayout/cgward run run_cg first_link load
+	[ -x "$relayout" ] || fail "no $relayout: make test-vm"
+	cgward_ok unload --force
+	cgward_ok load
+	# shellcheck disable=SC2016 # expanded by the confined shell
+	"$CGWARD" exec --cgroup-parent "$SUITE_CGROUP" --root "$W" --events "$EV" -- \
+		sh -c ': >"$1/ready"; while [ ! -e "$1/end" ]; do sleep 0.05; done' sh "$W" &
+	run=$! # cgward's own pid, which names the run's cgroup
+	wait_file "$W/ready"
+	run_cg=$(find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$run-*")
+	[ -d "$run_cg" ] || fail "no cgroup of run $run under $SUITE_CGROUP"
+	first_link=$(stat -c %i "$PINS/links/cgroup_mkdir")
+	"$relayout" load 2>"$T/load.err" &
+	load=$!
+	# cgroup_mkdir's link is replaced first (a new pin renamed over the old),
+	# the other hooks' after it, the staged maps renamed last.
+	for _ in $(seq 1200); do
+		[ "$(stat -c %i "$PINS/links/cgroup_mkdir")" = "$first_link" ] || break
+		sleep 0.05
+	done
+	kill -KILL "$load"
+	wait "$load" || true
+	[ "$(stat -c %i "$PINS/links/cgroup_mkdir")" != "$first_link" ] ||
+		fail "cgroup_mkdir not replaced within 60 s: $(cat "$T/load.err")"
+	[ -e "$PINS/maps/staged-cgroup_policy" ] || fail "the load ended before it was killed"
+
+	mkdir "$run_cg/child"
+	expect EPERM in_cg "$run_cg" "$FSOP" write "$O/half" x
+	expect EPERM in_cg "$run_cg/child" "$FSOP" write "$O/child" x
+	expect ok in_cg "$run_cg/child" "$FSOP" write "$W/child" x
+	expect_absent "$O/half"
+	expect_absent "$O/child"
+
+	"$relayout" load 2>"$T/load.err" || fail "the next load: $(cat "$T/load.err")"
+	grep -q "upgraded in place" "$T/load.err" || fail "the next load: $(cat "$T/load.err")"
+	[ -z "$(find "$PINS" -name 'staged-*')" ] || fail "staged pins left: $(find "$PINS" -name 'staged-*')"
+	expect EPERM in_cg "$run_cg/child" "$FSOP" write "$O/after" x
+	expect ok in_cg "$run_cg" "$FSOP" write "$W/after" x
+	expect_absent "$O/after"
+	touch "$W/end"
+	expect_status 0 wait "$run"
+	cgward_ok unload --force
+}

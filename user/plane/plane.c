@@ -191,6 +191,7 @@ static int attach_missing(struct cgward_bpf *skel, const char *dir, int *attache
 }
 
 #define N_PINNED_MAPS (sizeof(pinned_map_names) / sizeof(*pinned_map_names))
+#define CGROUP_POLICY_MAP 0 /* its index in pinned_map_names */
 
 /* The pin of map i of pinned_map_names, or of the map migrating into its place. */
 static int map_pin_path(char *out, size_t outlen, const char *dir, size_t i, bool staged)
@@ -200,6 +201,27 @@ static int map_pin_path(char *out, size_t outlen, const char *dir, size_t i, boo
 	/* bpffs takes no '.' in a name; a map's (a C identifier) has no '-'. */
 	snprintf(name, sizeof(name), "%s%s", staged ? "staged-" : "", pinned_map_names[i]);
 	return pin_path(out, outlen, dir, "maps", name);
+}
+
+/*
+ * While cgroup_policy migrates, cgroup_mkdir binds new cgroups in the old
+ * map too (bpf/cgroup_inherit.bpf.c): its cgroup_policy_old is the old map.
+ */
+static int reuse_old_cgroup_policy(struct cgward_bpf *skel, const char *dir, char *err,
+				   size_t errlen)
+{
+	char path[PATH_MAX];
+	int fd, ret = map_pin_path(path, sizeof(path), dir, CGROUP_POLICY_MAP, false);
+
+	if (ret == 0) {
+		fd = bpf_obj_get(path);
+		ret = fd < 0 ? -errno : bpf_map__reuse_fd(skel->maps.cgroup_policy_old, fd);
+		if (fd >= 0)
+			close(fd); /* libbpf keeps a duplicate */
+	}
+	if (ret)
+		snprintf(err, errlen, "cannot open the migrating map %s: %s", path, strerror(-ret));
+	return ret;
 }
 
 /*
@@ -227,6 +249,8 @@ static int load_with_pinned_maps(const char *dir, const bool *staged, struct cgw
 			snprintf(err, errlen, "cannot pin map %s: %s", pinned_map_names[i],
 				 strerror(-ret));
 	}
+	if (ret == 0 && staged && staged[CGROUP_POLICY_MAP])
+		ret = reuse_old_cgroup_policy(skel, dir, err, errlen);
 	if (ret == 0) {
 		ret = cgward_bpf__load(skel);
 		if (ret)
@@ -588,6 +612,7 @@ static int upgrade_in_place(const char *dir, struct plane *plane, char *err, siz
 	if (ret)
 		return ret;
 	ret = copy_staged(dir, staged, err, errlen);
+	skel->bss->migrating_cgroup_policy = staged[CGROUP_POLICY_MAP];
 	prog = bpf_object__find_program_by_name(skel->obj, first);
 	if (ret == 0 && prog && (ret = replace_link(prog, dir, err, errlen)) == 0) {
 		plane->links_attached++;
@@ -609,6 +634,8 @@ static int upgrade_in_place(const char *dir, struct plane *plane, char *err, siz
 		snprintf(err, errlen, "the kernel still runs the other build's programs after %d s",
 			 PROGRAMS_RELEASE_WAIT_MS / 1000);
 	}
+	if (ret == 0)
+		skel->bss->migrating_cgroup_policy = false; /* no program reads the old map now */
 	if (ret == 0)
 		ret = copy_staged(dir, staged, err, errlen);
 	if (ret == 0)
