@@ -190,7 +190,7 @@ static int attach_missing(struct cgward_bpf *skel, const char *dir, int *attache
 	return 0;
 }
 
-#define N_PINNED_MAPS (sizeof(pinned_map_names) / sizeof(*pinned_map_names))
+#define N_PINNED_MAPS	  (sizeof(pinned_map_names) / sizeof(*pinned_map_names))
 #define CGROUP_POLICY_MAP 0 /* its index in pinned_map_names */
 
 /* The pin of map i of pinned_map_names, or of the map migrating into its place. */
@@ -421,6 +421,32 @@ static bool is_migratable(const struct bpf_map_info *pinned, const struct bpf_ma
 }
 
 /*
+ * Whether the map is frozen, as its fdinfo says (5.2+): freezing it again
+ * fails with EBUSY before 6.x and EPERM after (the frozen map's fd lost its
+ * write right), which no check of errno tells from a real refusal.
+ */
+static bool map_frozen(int fd)
+{
+	char path[64], line[128];
+	bool frozen = false;
+	unsigned int value;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "frozen: %u", &value) == 1) {
+			frozen = value != 0;
+			break;
+		}
+	}
+	fclose(f);
+	return frozen;
+}
+
+/*
  * Which pinned maps this build migrates (staged[i], in the order of
  * pinned_map_names): those of another layout, frozen here, so that no
  * cgward of the other build (an exec binding its cgroup) writes where no
@@ -462,7 +488,7 @@ static int plan_migration(const char *dir, struct cgward_bpf *skel, bool *staged
 	}
 	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
 		/* Frozen already: a migration that stopped half way. */
-		if (ret == 0 && staged[i] && bpf_map_freeze(fds[i]) != 0 && errno != EBUSY) {
+		if (ret == 0 && staged[i] && !map_frozen(fds[i]) && bpf_map_freeze(fds[i]) != 0) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot freeze the pinned map %s: %s",
 				 pinned_map_names[i], strerror(-ret));
