@@ -375,7 +375,7 @@ static size_t pinned_prog_ids(const char *dir, __u32 *ids)
  * A link's id goes before it is detached, its program's only after: the
  * programs' ids tell when enforcement has ended. Each hook's last detach
  * waits for RCU-tasks grace periods, one hook after the other: seconds in
- * all under emulation, more than 5 on a busy host.
+ * all under emulation, more than 5 s beside another emulated VM.
  */
 #define PROGRAMS_RELEASE_WAIT_MS 60000
 
