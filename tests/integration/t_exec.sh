@@ -130,6 +130,28 @@ test_concurrent_execs_see_only_their_own_events() {
 	EV=$ev_b expect_events 1 true
 }
 
+# Runs of one user started at once take the rings earlier runs parked: each
+# claims a parked ring's policy id alone (two claimers of one id once held
+# it together, each with the other's roots too), so that no run can write
+# into another's root.
+test_concurrent_execs_claiming_parked_rings_keep_their_own_roots() {
+	local i next
+	for i in 1 2 3 4; do
+		cgx --root "$W" -- true # each run parks its ring
+	done
+	for i in 1 2 3 4 5 6 7 8; do mkdir "$T/r$i"; done
+	for i in 1 2 3 4 5 6 7 8; do
+		next=$((i % 8 + 1))
+		cgx --root "$T/r$i" -- sh -c "sleep 0.5; $FSOP write $T/r$next/from-$i x" >"$T/out$i" &
+	done
+	wait
+	for i in 1 2 3 4 5 6 7 8; do
+		next=$((i % 8 + 1))
+		expect_absent "$T/r$next/from-$i"
+		expect_content "$T/out$i" EPERM
+	done
+}
+
 # The ids of the runs' ring buffers alive in the kernel (unnamed ring buffer maps).
 exec_ring_ids() {
 	bpftool -j map list | jq -r '.[] | select(.type == "ringbuf" and (.name // "") == "") | .id' |

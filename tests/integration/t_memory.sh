@@ -26,7 +26,10 @@ test_memory_limit_is_the_cgroups_memory_max() {
 	expect_no_cgroups
 }
 
+# After a run with a limit (which enables the memory controller for its
+# cgroup, so that memory.max exists), a run with 0 has none.
 test_memory_0_sets_no_limit() {
+	expect 33554432 cgx --root "$W" --memory 32 -- sh -c "$MEMORY_MAX_OF_SELF"
 	expect max cgx --root "$W" --memory 0 -- sh -c "$MEMORY_MAX_OF_SELF"
 	expect_no_cgroups
 }

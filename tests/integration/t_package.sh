@@ -48,7 +48,10 @@ test_package_installs_enforces_and_removes() {
 # agent alone), its stderr in $T/service.err.
 systemd_stand_in() {
 	mkdir -p "$T/bin" /run/systemd/system
-	printf '#!/bin/sh\necho "systemctl $*" >>"%s"\n' "$T/service.log" >"$T/bin/systemctl"
+	# systemctl --root=/ (deb-systemd-helper's preset on a first installation)
+	# edits only files: the real one does it; the others are only logged.
+	printf '#!/bin/sh\necho "systemctl $*" >>"%s"\ncase " $* " in *" --root="*) exec %s "$@" ;; esac\n' \
+		"$T/service.log" "$(command -v systemctl)" >"$T/bin/systemctl"
 	cat >"$T/bin/deb-systemd-invoke" <<STANDIN
 #!/bin/bash
 echo "invoke \$*" >>"$T/service.log"

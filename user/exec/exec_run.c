@@ -270,9 +270,13 @@ static int finish_ring_insert(struct execution *x)
 static int install_policy(struct execution *x)
 {
 	const struct policy_maps *maps = &x->plane.maps;
-	int ret = policy_maps_claim_exec(maps, "exec", (__u32)getpid(), getuid(), &x->policy_id,
-					 &x->ring_fd);
+	int lock = plane_lock_claims(PLANE_DIR);
+	int ret = lock < 0 ? lock
+			   : policy_maps_claim_exec(maps, "exec", (__u32)getpid(), getuid(),
+						    &x->policy_id, &x->ring_fd);
 
+	if (lock >= 0)
+		close(lock);
 	x->ring_reused = x->ring_fd >= 0;
 	if (ret == 0 && !x->ring_reused) {
 		/* No name: libbpf would load a probe program to learn whether names are supported.

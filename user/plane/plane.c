@@ -805,6 +805,24 @@ void plane_close(struct plane *plane)
 	}
 }
 
+int plane_lock_claims(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd, ret = pin_path(path, sizeof(path), dir, "maps", NULL);
+
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX) != 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 /* The kernel's id of a map, or 0. */
 static __u32 map_id(int fd)
 {

@@ -85,6 +85,13 @@ int plane_put_agent_policy(const char *dir, const struct plane_agent_policy *pol
 /* 0; -ENOENT when no agent installed a policy; -ESTALE when another layout's record is. */
 int plane_get_agent_policy(const char *dir, struct plane_agent_policy *policy);
 
+/*
+ * An exclusive lock on DIR/maps for claims of parked rings
+ * (policy_maps_claim_exec): an fd to close, or negative errno. Apart from
+ * the plane's own lock on dir, which a load holds throughout.
+ */
+int plane_lock_claims(const char *dir);
+
 /* Opens the pinned maps alone, loading nothing (status, gc, unload). */
 int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen);
 void plane_close(struct plane *plane);

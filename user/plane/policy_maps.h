@@ -102,6 +102,10 @@ int policy_maps_claim_exec_id(const struct policy_maps *maps, const char *name, 
  * a new descriptor of that ring, already in exec_events (its reader skips
  * what the last run left). When none is parked, a new id and *ring_fd -1:
  * the caller creates the ring and puts it in (policy_maps_put_exec_ring).
+ * Callers hold plane_lock_claims(): a claim deletes the parked entry and
+ * creates its own under the same id, and a second claimer that had read
+ * the parked entry would otherwise delete the first one's, both then
+ * holding one id, each with the other's roots too.
  */
 int policy_maps_claim_exec(const struct policy_maps *maps, const char *name, __u32 owner_pid,
 			   uid_t uid, __u32 *policy_id, int *ring_fd);
