@@ -7,6 +7,11 @@ pinned_links() {
 	find "$PINS/links" -mindepth 1 | wc -l
 }
 
+# run_cgroup PID: the cgroup of the cgward exec whose pid is PID, in the suite's.
+run_cgroup() {
+	find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$1-*"
+}
+
 test_plane_exec_killed_with_sigkill_leaves_its_command_confined() {
 	local exec_pid cg policy
 	agent_policy nothing "$W" false "$REL/no-such-cgroup" >"$T/policy.yaml"
@@ -19,7 +24,7 @@ test_plane_exec_killed_with_sigkill_leaves_its_command_confined() {
 		: >"$1/done"' sh "$W" "$FSOP" "$O" 2>"$T/exec.err" &
 	exec_pid=$!
 	wait_file "$W/ready"
-	cg=$(find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$exec_pid-*")
+	cg=$(run_cgroup "$exec_pid")
 	[ -n "$cg" ] || fail "no cgroup for exec $exec_pid"
 	kill -9 "$exec_pid"
 	wait "$exec_pid" 2>/dev/null || true
@@ -285,7 +290,7 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	# The run's binding was copied, its new field zero; a cgroup made in it
 	# now has the field set by relayout's cgroup_mkdir (in the agent's, the
 	# agent binds it again itself).
-	run_cg=$(find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$run-*")
+	run_cg=$(run_cgroup "$run")
 	[ "$(cgroup_inherited_from "$(stat -c %i "$run_cg")")" = 0 ] ||
 		fail "not migrated: $(bpftool map dump pinned "$PINS/maps/cgroup_policy")"
 	mkdir "$run_cg/child"
@@ -324,18 +329,16 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 # program reads: at its next new cgroup it exits 1 and says why, and the new
 # build's agent binds it. The same after an unload under a running agent.
 test_plane_migrated_or_unloaded_under_an_agent_stops_it() {
-	local relayout=$PWD/build/relayout/cgward status
+	local relayout=$PWD/build/relayout/cgward
 	[ -x "$relayout" ] || fail "no $relayout: make test-vm"
 	cgward_ok unload --force
 	agent_policy late "$W" false "$REL/late-*" >"$T/policy.yaml"
 	agent_start
-	"$relayout" load 2>"$T/load.err" || fail "relayout's load: $(cat "$T/load.err")"
+	CGWARD=$relayout cgward_ok load
 	mkdir "$SUITE_CGROUP/late-1"
 	agent_wait_log "is no longer the one this agent writes"
-	status=0
-	wait "$AGENT_PID" || status=$?
+	expect_status 1 wait "$AGENT_PID"
 	AGENT_PID=
-	[ "$status" -eq 1 ] || fail "the agent exited $status, want 1"
 	CGWARD=$relayout agent_start
 	expect EPERM in_cg "$SUITE_CGROUP/late-1" "$FSOP" write "$O/late" x
 	expect_absent "$O/late"
@@ -343,10 +346,8 @@ test_plane_migrated_or_unloaded_under_an_agent_stops_it() {
 	cgward_ok unload --force
 	mkdir "$SUITE_CGROUP/late-2"
 	agent_wait_log "is no longer the one this agent writes" 2
-	status=0
-	wait "$AGENT_PID" || status=$?
+	expect_status 1 wait "$AGENT_PID"
 	AGENT_PID=
-	[ "$status" -eq 1 ] || fail "the agent exited $status after the unload, want 1"
 	agent_stop
 }
 
@@ -364,7 +365,7 @@ test_plane_migration_killed_half_way_is_finished_by_the_next_load() {
 		sh -c ': >"$1/ready"; while [ ! -e "$1/end" ]; do sleep 0.05; done' sh "$W" &
 	run=$! # cgward's own pid, which names the run's cgroup
 	wait_file "$W/ready"
-	run_cg=$(find "$SUITE_CGROUP" -mindepth 1 -maxdepth 1 -name "cgward-$run-*")
+	run_cg=$(run_cgroup "$run")
 	[ -d "$run_cg" ] || fail "no cgroup of run $run under $SUITE_CGROUP"
 	first_link=$(stat -c %i "$PINS/links/cgroup_mkdir")
 	"$relayout" load 2>"$T/load.err" &
@@ -388,8 +389,8 @@ test_plane_migration_killed_half_way_is_finished_by_the_next_load() {
 	expect_absent "$O/half"
 	expect_absent "$O/child"
 
-	"$relayout" load 2>"$T/load.err" || fail "the next load: $(cat "$T/load.err")"
-	grep -q "upgraded in place" "$T/load.err" || fail "the next load: $(cat "$T/load.err")"
+	CGWARD=$relayout cgward_ok load
+	grep -q "upgraded in place" "$T/cgward.err" || fail "the next load: $(cat "$T/cgward.err")"
 	[ -z "$(find "$PINS" -name 'staged-*')" ] || fail "staged pins left: $(find "$PINS" -name 'staged-*')"
 	expect EPERM in_cg "$run_cg/child" "$FSOP" write "$O/after" x
 	expect ok in_cg "$run_cg" "$FSOP" write "$W/after" x

@@ -692,6 +692,21 @@ static int make_plane_dirs(const char *dir, char *err, size_t errlen)
 	return ret;
 }
 
+/* An exclusive lock on the directory path: an fd to close, or negative errno. */
+static int lock_dir(const char *path)
+{
+	int ret, fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX) != 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 /*
  * The first caller loads, or upgrades, under an exclusive lock on dir; the
  * others wait, then adopt.
@@ -705,13 +720,10 @@ static int load_once(const char *dir, bool own, struct plane *plane, char *err, 
 		ret = make_plane_dirs(dir, err, errlen);
 	if (ret)
 		return ret;
-	lock = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock < 0 || flock(lock, LOCK_EX) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot lock %s: %s", dir, strerror(-ret));
-		if (lock >= 0)
-			close(lock);
-		return ret;
+	lock = lock_dir(dir);
+	if (lock < 0) {
+		snprintf(err, errlen, "cannot lock %s: %s", dir, strerror(-lock));
+		return lock;
 	}
 	ret = check_pinned(dir, true, &info, err, errlen);
 	if (ret == -ENOENT) {
@@ -808,19 +820,9 @@ void plane_close(struct plane *plane)
 int plane_lock_claims(const char *dir)
 {
 	char path[PATH_MAX];
-	int fd, ret = pin_path(path, sizeof(path), dir, "maps", NULL);
+	int ret = pin_path(path, sizeof(path), dir, "maps", NULL);
 
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX) != 0) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	return fd;
+	return ret ? ret : lock_dir(path);
 }
 
 /* The kernel's id of a map, or 0. */
