@@ -50,9 +50,10 @@ test_umount_and_pivot_root_are_denied() {
 	expect "$(lines EPERM ok EPERM ok)" unshare -m sh -c "
 		mount -t tmpfs tmpfs $T/m && mount -t tmpfs tmpfs $T/newroot &&
 		mkdir $T/newroot/old && cd $T/newroot || exit
-		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- $HATCHOP umount $T/m
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --cap-add all --root $W -- \
+			$HATCHOP umount $T/m
 		$HATCHOP umount $T/m
-		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- \
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --cap-add all --root $W -- \
 			$HATCHOP pivot-root . old
 		exec $HATCHOP pivot-root . old"
 	expect_events 1 ".op == \"umount\" and .path == \"$T/m\" and .reason == \"escape_hatch\""
