@@ -136,3 +136,21 @@ test_bwrap_maps_its_namespace_but_its_mounts_stay_denied() {
 	expect_events 1 true
 	expect_status 0 bwrap --unshare-user --ro-bind / / true
 }
+
+# Debian's chromium, as a user through the exec socket: its sandbox makes a
+# user namespace for its zygote (setgroups, uid_map, gid_map) and raises its
+# renderers' oom_score_adj; without a usable sandbox it refuses to start.
+# /tmp and /dev/shm are the run's own. 40 to 60 s under emulation.
+test_chromium_runs_headless_with_its_sandbox_as_a_user() {
+	local dom
+	user_dirs
+	user_agent_start
+	echo '<p id="x">hello from a file</p>' >"$UW/page.html"
+	dom=$(as_user "$CGWARD" exec --root "$UW" --private-tmp -- env HOME="$UW" chromium \
+		--headless --no-first-run --user-data-dir="$UW/profile" --dump-dom "file://$UW/page.html" \
+		2>"$T/chromium.err") || fail "exited $?: $(tail -n 20 "$T/chromium.err")"
+	grep -qF '<p id="x">hello from a file</p>' <<<"$dom" || fail "no page: $dom"
+	[ "$(grep '^{' "$T/chromium.err" | jq -s 'map(select(.path // "" | startswith("/proc"))) |
+		length')" -eq 0 ] || fail "denies in /proc: $(grep '^{"' "$T/chromium.err")"
+	wait_no_runs
+}
