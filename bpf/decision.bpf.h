@@ -594,57 +594,81 @@ union proc_entry_name {
 	__u64 words[2];
 };
 
+#define ANY_PROCESS 1
+/*
+ * The maps of the task's user namespace: only its own process may write
+ * them. A task of the boundary may have entered a namespace of a process
+ * outside (setns); through its /proc/PID, a process of the boundary in the
+ * parent namespace could write any map there. In the namespace itself, the
+ * kernel lets a process map only the owner's uid, as the owner could.
+ */
+#define OWN_PROCESS 2
+
+struct own_proc_entry {
+	union proc_entry_name name;
+	__u32 writer; /* ANY_PROCESS, OWN_PROCESS */
+};
+
 /*
  * The per-process /proc entries whose writes change their process alone
  * (docs/enforcement.md has the table, and why the others, attr/ and
  * autogroup, loginuid among them, stay outside). A list of what is known
  * to be inside: an entry a later kernel adds stays denied until judged.
  */
-static const union proc_entry_name own_proc_entries[] = {
-    {"comm"},		{"oom_score_adj"}, {"oom_adj"},	   {"coredump_filter"},
-    {"timerslack_ns"},	{"clear_refs"},	   {"sched"},	   {"mem"},
-    {"uid_map"},	{"gid_map"},	   {"projid_map"}, {"setgroups"},
-    {"timens_offsets"},
+static const struct own_proc_entry own_proc_entries[] = {
+    {{"comm"}, ANY_PROCESS},	       {{"oom_score_adj"}, ANY_PROCESS},
+    {{"oom_adj"}, ANY_PROCESS},	       {{"coredump_filter"}, ANY_PROCESS},
+    {{"timerslack_ns"}, ANY_PROCESS},  {{"clear_refs"}, ANY_PROCESS},
+    {{"sched"}, ANY_PROCESS},	       {{"mem"}, ANY_PROCESS},
+    {{"timens_offsets"}, ANY_PROCESS}, {{"uid_map"}, OWN_PROCESS},
+    {{"gid_map"}, OWN_PROCESS},	       {{"projid_map"}, OWN_PROCESS},
+    {{"setgroups"}, OWN_PROCESS},
 };
 
 /*
  * Whether dentry, on procfs, is one of own_proc_entries of a task in
- * policy's boundary. The task is the one its directory's proc inode
- * (/proc/PID, /proc/PID/task/TID) holds now: the struct pid that the
- * directory's lookup found, which a reused PID number does not share, and
- * which a reaped task has left (denied). The directory, since an open with
- * O_CREAT of an entry not in the dcache yet asks path_mknod first, of a
- * dentry without an inode. Other proc directories (/proc, /proc/sys,
- * /proc/PID/net) hold no pid. Not
- * inlined: the name buffer on the hook's own stack pushed file_open's
- * deepest call chain (through report()) past the 512 bytes BPF allows.
+ * policy's boundary (of the caller's own process, for OWN_PROCESS). The
+ * task is the one its directory's proc inode (/proc/PID,
+ * /proc/PID/task/TID) holds now: the struct pid that the directory's
+ * lookup found, which a reused PID number does not share, and which a
+ * reaped task has left (denied). The directory, since an open with O_CREAT
+ * of an entry not in the dcache yet asks path_mknod first, of a dentry
+ * without an inode. Other proc directories (/proc, /proc/sys,
+ * /proc/PID/net) hold no pid. Not inlined: the name buffer on the hook's
+ * own stack pushed file_open's deepest call chain (through report()) past
+ * the 512 bytes BPF allows.
  */
 static __noinline bool own_proc_entry(const struct cgward_cgroup_policy *policy,
 				      struct dentry *dentry)
 {
 	union proc_entry_name entry = {};
 	struct inode *dir = dentry->d_parent->d_inode;
+	struct task_struct *task;
 	struct proc_inode *proc;
 	struct hlist_node *link;
 	struct pid *pid;
-	bool listed = false;
+	__u32 writer = 0;
 
 	if (!dir || dentry->d_name.len >= sizeof(entry.name))
 		return false;
 	bpf_probe_read_kernel_str(entry.name, sizeof(entry.name), dentry->d_name.name);
 #pragma clang loop unroll(full)
-	for (__u32 i = 0; i < sizeof(own_proc_entries) / sizeof(own_proc_entries[0]); i++)
-		listed |= entry.words[0] == own_proc_entries[i].words[0] &&
-			  entry.words[1] == own_proc_entries[i].words[1];
-	if (!listed)
+	for (__u32 i = 0; i < sizeof(own_proc_entries) / sizeof(own_proc_entries[0]); i++) {
+		if (entry.words[0] == own_proc_entries[i].name.words[0] &&
+		    entry.words[1] == own_proc_entries[i].name.words[1])
+			writer = own_proc_entries[i].writer;
+	}
+	if (!writer)
 		return false;
 	proc = (void *)dir - bpf_core_field_offset(struct proc_inode, vfs_inode);
 	pid = BPF_CORE_READ(proc, pid);
 	link = pid ? BPF_CORE_READ(pid, tasks[PIDTYPE_PID].first) : NULL;
 	if (!link)
 		return false;
-	return in_boundary(policy,
-			   (void *)link - bpf_core_field_offset(struct task_struct, pid_links));
+	task = (void *)link - bpf_core_field_offset(struct task_struct, pid_links);
+	if (writer == OWN_PROCESS && BPF_CORE_READ(task, tgid) != bpf_get_current_pid_tgid() >> 32)
+		return false;
+	return in_boundary(policy, task);
 }
 
 /*

@@ -127,6 +127,28 @@ test_proc_of_processes_outside_stays_outside() {
 	kill "$waiting" "$victim"
 }
 
+# A task of the boundary may enter that namespace (setns: root may, and so
+# may its owner's uid); its /proc/PID/uid_map is then the outside
+# namespace's, which only its own process may write (in the namespace, the
+# kernel lets it map nothing but the owner's uid). Its parent, in the
+# parent namespace, could write any map.
+test_a_user_namespace_entered_from_outside_keeps_its_maps() {
+	unshare -U sleep 1000 &
+	local waiting=$! enter_and_map
+	wait_user_ns "$waiting"
+	# shellcheck disable=SC2016 # expanded by sh -c, which gets the PID as $1
+	enter_and_map='nsenter -U -t "$1" --preserve-credentials sleep 1000 & child=$!
+		until [ "$(readlink /proc/$child/ns/user)" = "$(readlink /proc/$1/ns/user)" ]; do
+			sleep 0.1
+		done
+		echo $child >"$2/child"
+		'"$FSOP"' open-write /proc/$child/uid_map; kill $child'
+	expect EPERM cgx --root "$W" -- sh -c "$enter_and_map" sh "$waiting" "$W"
+	expect_denies "open_write /proc/$(cat "$W/child")/uid_map"
+	expect ok sh -c "$enter_and_map" sh "$waiting" "$W"
+	kill "$waiting"
+}
+
 # bubblewrap maps its user namespace (inside now), then mounts in its own
 # mount namespace, which stays denied: a bind mount of a directory outside
 # beneath a root would let writes through (docs/threat-model.md).
