@@ -70,6 +70,7 @@ test_own_proc_writes_with_a_root_on_overlayfs_and_ext4() {
 	mount_ext4 "$T/ext4"
 	mkdir -p "$o/lower" "$o/upper" "$o/work" "$o/merged"
 	mount -t overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" overlay "$o/merged"
+	# shellcheck disable=SC2064 # the directories are fixed now
 	trap "umount '$o/merged' '$T/ext4'" EXIT
 	for root in "$o/merged" "$T/ext4"; do
 		expect "$(lines 0 500 ok)" cgx --root "$root" -- sh -c \
