@@ -690,7 +690,7 @@ static __always_inline int decide_for(const struct cgward_cgroup_policy *policy,
 		result.reason = CGWARD_REASON_PROTECTED_FS;
 	} else if (overlay_own_work(path_sb, target_sb)) {
 		return 0;
-	} else if (typed && path_magic == PROC_SUPER_MAGIC &&
+	} else if (typed && path_magic == PROC_SUPER_MAGIC && !request->target.dentry &&
 		   own_proc_entry(policy, request->path.dentry)) {
 		return 0; /* the boundary's own process: inside, whatever the roots */
 	} else {
