@@ -25,6 +25,7 @@
 #define BPF_FS_MAGIC	    0xcafe4a11
 #define CGROUP_SUPER_MAGIC  0x27e0eb
 #define CGROUP2_SUPER_MAGIC 0x63677270
+#define PROC_SUPER_MAGIC    0x9fa0
 
 /*
  * The write target is removed or moved away, not written into: it may not be
@@ -574,6 +575,103 @@ static __always_inline bool on_protected_fs(unsigned long magic)
 }
 
 /*
+ * Whether task is in policy's boundary: its cgroup is bound with the same
+ * policy, at the same cgroup or inherited from it.
+ */
+static __always_inline bool in_boundary(const struct cgward_cgroup_policy *policy,
+					struct task_struct *task)
+{
+	__u64 cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	struct cgward_cgroup_policy *peer = bpf_map_lookup_elem(&cgroup_policy, &cgroup_id);
+
+	return peer && peer->policy_id == policy->policy_id &&
+	       peer->boundary_id == policy->boundary_id;
+}
+
+/* A /proc entry's name, zero-padded, compared a word at a time. */
+union proc_entry_name {
+	char name[16];
+	__u64 words[2];
+};
+
+#define ANY_PROCESS 1
+/*
+ * The maps of the task's user namespace: only its own process may write
+ * them. A task of the boundary may have entered a namespace of a process
+ * outside (setns); through its /proc/PID, a process of the boundary in the
+ * parent namespace could write any map there. In the namespace itself, the
+ * kernel lets a process map only the owner's uid, as the owner could.
+ */
+#define OWN_PROCESS 2
+
+struct own_proc_entry {
+	union proc_entry_name name;
+	__u32 writer; /* ANY_PROCESS, OWN_PROCESS */
+};
+
+/*
+ * The per-process /proc entries whose writes change their process alone
+ * (docs/enforcement.md has the table, and why the others, attr/ and
+ * autogroup, loginuid among them, stay outside). A list of what is known
+ * to be inside: an entry a later kernel adds stays denied until judged.
+ */
+static const struct own_proc_entry own_proc_entries[] = {
+    {{"comm"}, ANY_PROCESS},	       {{"oom_score_adj"}, ANY_PROCESS},
+    {{"oom_adj"}, ANY_PROCESS},	       {{"coredump_filter"}, ANY_PROCESS},
+    {{"timerslack_ns"}, ANY_PROCESS},  {{"clear_refs"}, ANY_PROCESS},
+    {{"sched"}, ANY_PROCESS},	       {{"mem"}, ANY_PROCESS},
+    {{"timens_offsets"}, ANY_PROCESS}, {{"uid_map"}, OWN_PROCESS},
+    {{"gid_map"}, OWN_PROCESS},	       {{"projid_map"}, OWN_PROCESS},
+    {{"setgroups"}, OWN_PROCESS},
+};
+
+/*
+ * Whether dentry, on procfs, is one of own_proc_entries of a task in
+ * policy's boundary (of the caller's own process, for OWN_PROCESS). The
+ * task is the one its directory's proc inode (/proc/PID,
+ * /proc/PID/task/TID) holds now: the struct pid that the directory's
+ * lookup found, which a reused PID number does not share, and which a
+ * reaped task has left (denied). The directory, since an open with O_CREAT
+ * of an entry not in the dcache yet asks path_mknod first, of a dentry
+ * without an inode. Other proc directories (/proc, /proc/sys,
+ * /proc/PID/net) hold no pid. Not inlined: the name buffer on the hook's
+ * own stack pushed file_open's deepest call chain (through report()) past
+ * the 512 bytes BPF allows.
+ */
+static __noinline bool own_proc_entry(const struct cgward_cgroup_policy *policy,
+				      struct dentry *dentry)
+{
+	union proc_entry_name entry = {};
+	struct inode *dir = dentry->d_parent->d_inode;
+	struct task_struct *task;
+	struct proc_inode *proc;
+	struct hlist_node *link;
+	struct pid *pid;
+	__u32 writer = 0;
+
+	if (!dir || dentry->d_name.len >= sizeof(entry.name))
+		return false;
+	bpf_probe_read_kernel_str(entry.name, sizeof(entry.name), dentry->d_name.name);
+#pragma clang loop unroll(full)
+	for (__u32 i = 0; i < sizeof(own_proc_entries) / sizeof(own_proc_entries[0]); i++) {
+		if (entry.words[0] == own_proc_entries[i].name.words[0] &&
+		    entry.words[1] == own_proc_entries[i].name.words[1])
+			writer = own_proc_entries[i].writer;
+	}
+	if (!writer)
+		return false;
+	proc = (void *)dir - bpf_core_field_offset(struct proc_inode, vfs_inode);
+	pid = BPF_CORE_READ(proc, pid);
+	link = pid ? BPF_CORE_READ(pid, tasks[PIDTYPE_PID].first) : NULL;
+	if (!link)
+		return false;
+	task = (void *)link - bpf_core_field_offset(struct task_struct, pid_links);
+	if (writer == OWN_PROCESS && BPF_CORE_READ(task, tgid) != bpf_get_current_pid_tgid() >> 32)
+		return false;
+	return in_boundary(policy, task);
+}
+
+/*
  * The decision for an operation on one or two targets (rename and link have
  * two), under the calling task's policy (current_policy(), not NULL).
  * typed: the request's dentries are typed pointers (BTF), as the hooks'
@@ -586,12 +684,15 @@ static __always_inline int decide_for(const struct cgward_cgroup_policy *policy,
 	struct walk_result result = {.policy_id = policy->policy_id};
 	struct super_block *path_sb = dentry_sb(request->path.dentry, typed);
 	struct super_block *target_sb = dentry_sb(request->target.dentry, typed);
+	unsigned long path_magic = sb_magic(path_sb, typed);
 
-	if (on_protected_fs(sb_magic(path_sb, typed)) ||
-	    on_protected_fs(sb_magic(target_sb, typed))) {
+	if (on_protected_fs(path_magic) || on_protected_fs(sb_magic(target_sb, typed))) {
 		result.reason = CGWARD_REASON_PROTECTED_FS;
 	} else if (overlay_own_work(path_sb, target_sb)) {
 		return 0;
+	} else if (typed && path_magic == PROC_SUPER_MAGIC && !request->target.dentry &&
+		   own_proc_entry(policy, request->path.dentry)) {
+		return 0; /* the boundary's own process: inside, whatever the roots */
 	} else {
 		overlay_note_operation(path_sb, target_sb, typed);
 		walk_request(policy->policy_id, request, typed, &result);

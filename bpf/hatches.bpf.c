@@ -43,23 +43,16 @@ static __always_inline int deny_hatch_at(__u16 op, const struct path *path,
 }
 
 /*
- * A task in the same boundary (its cgroup bound with the same policy, at
- * the same cgroup or inherited from it) may be traced and signalled; any
- * other may not.
+ * A task in the same boundary (in_boundary) may be traced and signalled;
+ * any other may not.
  */
 static __always_inline int deny_outside_boundary(__u16 op, struct task_struct *task, __u32 arg)
 {
-	__u64 cgroup_id, task_cgroup_id;
+	__u64 cgroup_id;
 	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
-	struct cgward_cgroup_policy *peer;
 	struct event_scratch *scratch;
 
-	if (!policy)
-		return 0;
-	task_cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
-	peer = bpf_map_lookup_elem(&cgroup_policy, &task_cgroup_id);
-	if (peer && peer->policy_id == policy->policy_id &&
-	    peer->boundary_id == policy->boundary_id)
+	if (!policy || in_boundary(policy, task))
 		return 0;
 	scratch = report_begin(policy, cgroup_id, op, CGWARD_REASON_OUTSIDE_BOUNDARY);
 	if (scratch) {
