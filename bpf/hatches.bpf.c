@@ -43,8 +43,8 @@ static __always_inline int deny_hatch_at(__u16 op, const struct path *path,
 }
 
 /*
- * A task in the same boundary (in_boundary) may be traced and signalled;
- * any other may not.
+ * A task in the same boundary (in_boundary) may be traced, signalled,
+ * reprioritised and limited; any other may not.
  */
 static __always_inline int deny_outside_boundary(__u16 op, struct task_struct *task, __u32 arg)
 {
