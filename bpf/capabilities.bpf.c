@@ -19,17 +19,44 @@ static __always_inline bool cap_dropped(const struct cgward_cgroup_policy *polic
 	return cap < 0 || cap >= 64 || (policy->dropped_caps >> cap) & 1;
 }
 
+/* include/uapi/linux/capability.h */
+#define CAP_CHOWN	    0
+#define CAP_DAC_OVERRIDE    1
+#define CAP_DAC_READ_SEARCH 2
+#define CAP_FOWNER	    3
+#define CAP_FSETID	    4
+#define CAP_SYS_ADMIN	    21
+#define CAP_MKNOD	    27
+
+#define BIT(cap) (1ULL << (cap))
+
 /*
- * The task's own credentials, not ones the kernel installed over them for
- * its own work (an overlay not recognized as such, faccessat(2)) or an
- * io_uring personality: a check made with those is denied without an
- * event, which would name the task for what it did not ask.
+ * What overlayfs asks for with its mounter's credentials, on lookups as well
+ * as writes: its trusted.* xattrs (opaque directories, redirects, origins)
+ * need SYS_ADMIN, its layers' files the DAC and ownership capabilities and
+ * its whiteouts MKNOD. Denied, an overlay would show files its upper layer
+ * hides, or fail a lookup.
  */
-static __always_inline bool own_credentials(const struct cred *cred)
+#define OVERLAY_CAPS                                                                           \
+	(BIT(CAP_CHOWN) | BIT(CAP_DAC_OVERRIDE) | BIT(CAP_DAC_READ_SEARCH) | BIT(CAP_FOWNER) | \
+	 BIT(CAP_FSETID) | BIT(CAP_MKNOD) | BIT(CAP_SYS_ADMIN))
+
+/*
+ * A check made with credentials the kernel installed over the task's own
+ * for its own work: overlayfs' (its mounter's, or one it derives for a
+ * creation), faccessat(2)'s, a binfmt_misc interpreter's. The task cannot
+ * install credentials of its choosing but through an io_uring personality,
+ * which uring_override_creds refuses unless they are its own (5.12+; on
+ * 5.10 io_uring makes no socket, so a personality reaches no privileged
+ * netlink family). Such a check is the kernel's, not the task's: overlayfs'
+ * capabilities are not judged, any other is denied without an event, which
+ * would name the task for a check it did not ask for.
+ */
+static __always_inline bool installed_credentials(const struct cred *cred)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
-	return cred == BPF_CORE_READ(task, real_cred);
+	return cred != BPF_CORE_READ(task, real_cred);
 }
 
 SEC("lsm/capable")
@@ -39,14 +66,17 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 	struct cgward_cgroup_policy *policy;
 	struct event_scratch *scratch;
 	__u64 cgroup_id;
+	bool installed;
 
 	if (ret)
 		return ret;
 	policy = current_policy(&cgroup_id);
-	if (!policy || !cap_dropped(policy, cap) || BPF_CORE_READ(ns, level) ||
-	    overlay_own_credentials(cred))
+	if (!policy || !cap_dropped(policy, cap) || BPF_CORE_READ(ns, level))
 		return 0;
-	if (!(opts & CAP_OPT_NOAUDIT) && own_credentials(cred)) {
+	installed = installed_credentials(cred);
+	if (installed && cap >= 0 && cap < 64 && (OVERLAY_CAPS & BIT(cap)))
+		return 0;
+	if (!(opts & CAP_OPT_NOAUDIT) && !installed) {
 		scratch =
 		    report_begin(policy, cgroup_id, CGWARD_OP_CAPABILITY, CGWARD_REASON_CAPABILITY);
 		if (scratch) {
@@ -55,27 +85,4 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 		}
 	}
 	return denied(policy);
-}
-
-/* Only overlayfs calls it: what its creation's capability checks will be made with. */
-SEC("lsm/dentry_create_files_as")
-int BPF_PROG(dentry_create_files_as, struct dentry *dentry, int mode, const struct qstr *name,
-	     const struct cred *old, struct cred *new, int ret)
-{
-	__u64 cgroup_id;
-
-	if (!ret && current_policy(&cgroup_id))
-		overlay_note_creation(dentry, new);
-	return ret;
-}
-
-/* io_uring runs a request with the credentials of a personality registered earlier. */
-SEC("lsm/uring_override_creds")
-int BPF_PROG(uring_override_creds, const struct cred *new, int ret)
-{
-	__u64 cgroup_id;
-
-	if (current_policy(&cgroup_id))
-		overlay_forget_creation(new);
-	return ret;
 }

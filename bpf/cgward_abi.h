@@ -101,6 +101,9 @@ enum cgward_op {
 	CGWARD_OP_SETIOPRIO,
 	CGWARD_OP_SETRLIMIT,
 	CGWARD_OP_MOVEMEMORY,
+	/* An io_uring request run with a registered personality other than the task's credentials.
+	 */
+	CGWARD_OP_URING_PERSONALITY,
 	CGWARD_OP_MAX,
 };
 

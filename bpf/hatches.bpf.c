@@ -4,8 +4,8 @@
  * boundary instead of writing through it. A task of an enforced cgroup may
  * not change any mount tree (a new mount namespace included), call bpf(),
  * load kernel code, start a child in another cgroup, make processes outside
- * wait on its fanotify verdicts, or ptrace, signal, reprioritise or limit a
- * task outside its boundary.
+ * wait on its fanotify verdicts, run io_uring requests as someone else, or
+ * ptrace, signal, reprioritise or limit a task outside its boundary.
  */
 #include "decision.bpf.h"
 
@@ -218,6 +218,26 @@ int BPF_PROG(task_movememory, struct task_struct *p, int ret)
 	if (ret)
 		return ret;
 	return deny_outside_boundary(CGWARD_OP_MOVEMEMORY, p, 0);
+}
+
+/*
+ * io_uring runs a request with the credentials of a personality registered
+ * earlier: the one way a task installs credentials other than its own over
+ * them, which the capability set judges more loosely (capabilities.bpf.c).
+ * A personality that is the task's own credentials stays allowed.
+ */
+SEC("lsm/uring_override_creds")
+int BPF_PROG(uring_override_creds, const struct cred *new, int ret)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 cgroup_id;
+
+	if (ret || !current_policy(&cgroup_id))
+		return ret;
+	overlay_forget_creation(new);
+	if (new == BPF_CORE_READ(task, real_cred))
+		return 0;
+	return deny_hatch(CGWARD_OP_URING_PERSONALITY, NULL, NULL, NULL, 0);
 }
 
 #define CLONE_INTO_CGROUP 0x200000000ULL

@@ -93,11 +93,6 @@ static __always_inline bool overlay_own_work(struct super_block *path_sb,
 	return false;
 }
 
-static __always_inline bool overlay_own_credentials(const struct cred *cred)
-{
-	return false;
-}
-
 static __always_inline void overlay_note_creation(struct dentry *dentry, const struct cred *cred)
 {
 }
@@ -246,47 +241,6 @@ static __always_inline bool overlay_own_work(struct super_block *path_sb,
 	return path_sb == upper && (!target_sb || target_sb == upper);
 }
 
-/* The credentials overlay makes its layers' changes with; NULL when it is no live overlay. */
-static __always_inline const struct cred *overlay_creator(struct super_block *overlay)
-{
-	struct ovl_fs *ofs;
-
-	if (!overlay || BPF_CORE_READ(overlay, s_magic) != OVERLAYFS_SUPER_MAGIC ||
-	    BPF_CORE_READ(overlay, s_active.counter) <= 0)
-		return NULL;
-	ofs = BPF_CORE_READ(overlay, s_fs_info);
-	return ofs ? BPF_CORE_READ(ofs, creator_cred) : NULL;
-}
-
-/*
- * A capability check of overlayfs' own work, made with its mounter's
- * credentials cred: it reads and writes its trusted.* xattrs (opaque
- * directories, redirects, origins) with CAP_SYS_ADMIN, and reaches its
- * layers with DAC_OVERRIDE, on lookups as well as writes. Denied, the
- * overlay would show lower files its upper layer hides. Checked against
- * the overlays the task is known to use: the one it last wrote through,
- * and those of its root and working directory (a container's root); an
- * overlay reached otherwise by path has its checks judged (closed). Or
- * cred is the one of the creation under way (overlay_creations).
- */
-static __always_inline bool overlay_own_credentials(const struct cred *cred)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct overlay_operation *operation;
-	struct overlay_creation *creation;
-
-	if (!bpf_core_type_exists(struct ovl_fs) || cred != task->cred || cred == task->real_cred)
-		return false;
-	creation = bpf_task_storage_get(&overlay_creations, task, 0, 0);
-	if (creation && creation->cred == (__u64)cred &&
-	    overlay_creator((struct super_block *)creation->overlay_sb))
-		return true;
-	operation = bpf_task_storage_get(&overlay_operations, task, 0, 0);
-	if (operation && cred == overlay_creator((struct super_block *)operation->overlay_sb))
-		return true;
-	return cred == overlay_creator(BPF_CORE_READ(task, fs, root.mnt, mnt_sb)) ||
-	       cred == overlay_creator(BPF_CORE_READ(task, fs, pwd.mnt, mnt_sb));
-}
 #endif /* CGWARD_SCALAR_WALK_ARGS */
 
 #endif

@@ -47,6 +47,7 @@ static const char *const op_names[CGWARD_OP_MAX] = {
     [CGWARD_OP_SETIOPRIO] = "setioprio",
     [CGWARD_OP_SETRLIMIT] = "setrlimit",
     [CGWARD_OP_MOVEMEMORY] = "movememory",
+    [CGWARD_OP_URING_PERSONALITY] = "uring_personality",
 };
 
 const char *event_op_name(__u16 op)
