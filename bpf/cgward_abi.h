@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it as it is.
  */
-#define CGWARD_TREE_ABI_VERSION 7
+#define CGWARD_TREE_ABI_VERSION 8
 /*
  * build/relayout (the tests' migration): cgroup_policy's value gains a field
  * that cgroup_mkdir writes, so its programs and one map's layout change and
@@ -38,6 +38,8 @@
  * a build making one raises this to its own ABI, and a plane of an older one
  * is refused with nothing detached. 7 added operations, reasons and an
  * access kind, and changed no map, key or value: a plane of 6 is upgraded.
+ * 8 appended dropped_caps to cgroup_policy's value: migrated, its bindings
+ * keep every capability until they are bound again.
  */
 #ifndef CGWARD_ABI_UPGRADES_FROM
 #define CGWARD_ABI_UPGRADES_FROM 6
@@ -87,6 +89,18 @@ enum cgward_op {
 	CGWARD_OP_FANOTIFY_PERM,
 	/* fsconfig(2) of a file system context (fspick of a mounted one: a remount). */
 	CGWARD_OP_FSCONFIG,
+	/* A capability the boundary dropped, used against the initial user namespace. */
+	CGWARD_OP_CAPABILITY,
+	/*
+	 * Changing a task outside the caller's boundary (peer_pid): its nice
+	 * value, scheduling policy or CPU affinity, I/O priority, resource
+	 * limits, memory placement.
+	 */
+	CGWARD_OP_SETNICE,
+	CGWARD_OP_SETSCHEDULER,
+	CGWARD_OP_SETIOPRIO,
+	CGWARD_OP_SETRLIMIT,
+	CGWARD_OP_MOVEMEMORY,
 	CGWARD_OP_MAX,
 };
 
@@ -104,6 +118,7 @@ enum cgward_reason {
 	CGWARD_REASON_OUTSIDE_BOUNDARY,	 /* the target task is not in the caller's boundary */
 	CGWARD_REASON_NETWORK,		 /* the policy denies the network */
 	CGWARD_REASON_DEVICE,		 /* a device the policy does not allow (allow_devices) */
+	CGWARD_REASON_CAPABILITY,	 /* a capability the policy dropped */
 };
 
 /*
@@ -127,6 +142,12 @@ struct cgward_cgroup_policy {
 	 * happens; the workload's exec happens in the container's.
 	 */
 	__u32 runtime_mnt_ns;
+	/*
+	 * Bit N: capability N may not be used against the initial user
+	 * namespace (capabilities 64 and up: unless this is 0). 0: every one
+	 * may, as in a binding migrated from ABI 7.
+	 */
+	__u64 dropped_caps;
 #ifdef CGWARD_TEST_RELAYOUT
 	__u64 inherited_from; /* build/relayout's: the parent cgroup, set by cgroup_mkdir */
 #endif
@@ -296,7 +317,7 @@ struct cgward_event {
 	/*
 	 * signal: its number; mount: its flags; bpf, ioctl: the command;
 	 * kernel_module, kexec: enum kernel_read_file_id; fanotify_perm: the
-	 * mark's event bits
+	 * mark's event bits; capability: its number; setrlimit: the resource
 	 */
 	__u32 arg;
 	__u16 family;  /* connect, bind, sendmsg: AF_INET or AF_INET6 */

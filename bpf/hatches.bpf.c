@@ -4,8 +4,8 @@
  * boundary instead of writing through it. A task of an enforced cgroup may
  * not change any mount tree (a new mount namespace included), call bpf(),
  * load kernel code, start a child in another cgroup, make processes outside
- * wait on its fanotify verdicts, or ptrace or signal a task outside its
- * boundary.
+ * wait on its fanotify verdicts, or ptrace, signal, reprioritise or limit a
+ * task outside its boundary.
  */
 #include "decision.bpf.h"
 
@@ -172,6 +172,59 @@ int BPF_PROG(task_kill, struct task_struct *p, struct kernel_siginfo *info, int 
 	if (!sig)
 		return 0;
 	return deny_outside_boundary(CGWARD_OP_SIGNAL, p, (__u32)sig);
+}
+
+/*
+ * setpriority(2), and /proc/PID/autogroup's nice value. A task may change
+ * these for its own boundary's tasks (nice make -j), not for others: root
+ * needs no capability to slow down every other root process, or to raise
+ * their limits and priorities only a capability keeps it from.
+ */
+SEC("lsm/task_setnice")
+int BPF_PROG(task_setnice, struct task_struct *p, int nice, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_outside_boundary(CGWARD_OP_SETNICE, p, 0);
+}
+
+/* sched_setscheduler(2), sched_setattr(2), sched_setaffinity(2). */
+SEC("lsm/task_setscheduler")
+int BPF_PROG(task_setscheduler, struct task_struct *p, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_outside_boundary(CGWARD_OP_SETSCHEDULER, p, 0);
+}
+
+SEC("lsm/task_setioprio")
+int BPF_PROG(task_setioprio, struct task_struct *p, int ioprio, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_outside_boundary(CGWARD_OP_SETIOPRIO, p, 0);
+}
+
+/*
+ * prlimit(2) of another task: task_prlimit names only the credentials,
+ * this hook the task, and it runs for every change of a limit.
+ */
+SEC("lsm/task_setrlimit")
+int BPF_PROG(task_setrlimit, struct task_struct *p, unsigned int resource, struct rlimit *new_rlim,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return deny_outside_boundary(CGWARD_OP_SETRLIMIT, p, resource);
+}
+
+/* migrate_pages(2), move_pages(2) of another task. */
+SEC("lsm/task_movememory")
+int BPF_PROG(task_movememory, struct task_struct *p, int ret)
+{
+	if (ret)
+		return ret;
+	return deny_outside_boundary(CGWARD_OP_MOVEMEMORY, p, 0);
 }
 
 #define CLONE_INTO_CGROUP 0x200000000ULL

@@ -19,8 +19,9 @@
  * That cred is prepared at mount time, held by the ovl_fs and never
  * committed to a task, and no other code installs it. So a hook call is
  * overlayfs' own work on overlay S when current->cred != current->real_cred
- * (an override is in effect) and current->cred == S's creator_cred, and the
- * dentry is on S's upper file system. S is the overlay that the thread's
+ * (an override is in effect) and current->cred == S's creator_cred (or the
+ * credential S derived from it for a creation under way: overlay_creations),
+ * and the dentry is on S's upper file system. S is the overlay that the thread's
  * last judged operation targeted (overlay_note_operation): every write that
  * makes overlayfs write (open for writing, setattr, xattrs, create, link,
  * unlink, rename, mkdir, rmdir) reaches a cgward hook on the overlay's
@@ -30,13 +31,13 @@
  * override_creds() itself; the kernel paths that override credentials in a
  * task's context (io_uring personalities, faccessat, core dumps, cachefiles)
  * use their own cred objects, never an overlay's creator_cred, so they are
- * judged as before. The upper and lower layers reached by their own paths
- * are judged by those paths: the task's own credentials are in effect then.
- * Overlayfs writes only the upper and work directories, and only what the
- * judged operation implies: the same change on the upper file, or a copy-up,
- * which changes nothing the overlay shows. The remembered overlay is
- * checked live (an active super block of overlayfs), so a thread whose
- * overlay was unmounted since matches nothing.
+ * judged as before; an io_uring personality that happens to sit where a
+ * creation's freed credential was is forgotten as it is installed. The upper and lower layers
+ * reached by their own paths are judged by those paths: the task's own credentials are in effect
+ * then. Overlayfs writes only the upper and work directories, and only what the judged operation
+ * implies: the same change on the upper file, or a copy-up, which changes nothing the overlay
+ * shows. The remembered overlay is checked live (an active super block of overlayfs), so a thread
+ * whose overlay was unmounted since matches nothing.
  *
  * Overlayfs may be a module (Debian's 6.1): its types are then found in its
  * module BTF, if it is loaded when the programs are. Without them the check
@@ -84,6 +85,19 @@ static __always_inline bool overlay_own_work(struct super_block *path_sb,
 {
 	return false;
 }
+
+static __always_inline bool overlay_own_credentials(const struct cred *cred)
+{
+	return false;
+}
+
+static __always_inline void overlay_note_creation(struct dentry *dentry, const struct cred *cred)
+{
+}
+
+static __always_inline void overlay_forget_creation(const struct cred *cred)
+{
+}
 #else
 
 struct overlay_operation {
@@ -121,6 +135,65 @@ static __always_inline void overlay_note_operation(struct super_block *path_sb,
 		operation->overlay_sb = (__u64)sb;
 }
 
+/*
+ * A file overlayfs creates on its upper layer is made with a credential
+ * that ovl_create_or_link() derives from creator_cred for that creation
+ * alone (fsuid and fsgid of the new inode) and installs over it: the
+ * capability checks of the creation (trusted.overlay.opaque on a directory
+ * made over a whiteout needs CAP_SYS_ADMIN) are made with it. Per thread,
+ * that credential and its overlay, from dentry_create_files_as, a hook
+ * only overlayfs calls, just before it installs the credential.
+ */
+struct overlay_creation {
+	__u64 cred;	  /* struct cred * */
+	__u64 overlay_sb; /* struct super_block * */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct overlay_creation);
+} overlay_creations SEC(".maps") __weak;
+
+static __always_inline void overlay_note_creation(struct dentry *dentry, const struct cred *cred)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct overlay_creation *creation;
+
+	if (sb->s_magic != OVERLAYFS_SUPER_MAGIC)
+		return;
+	creation = bpf_task_storage_get(&overlay_creations, bpf_get_current_task_btf(), 0,
+					BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (creation) {
+		creation->cred = (__u64)cred;
+		creation->overlay_sb = (__u64)sb;
+	}
+}
+
+/* cred is the one of a creation under way on overlay. */
+static __always_inline bool overlay_creating(struct task_struct *task, const struct cred *cred,
+					     struct super_block *overlay)
+{
+	struct overlay_creation *creation = bpf_task_storage_get(&overlay_creations, task, 0, 0);
+
+	return creation && creation->cred == (__u64)cred && creation->overlay_sb == (__u64)overlay;
+}
+
+/*
+ * A credential installed by anything but overlayfs (an io_uring
+ * personality) may have been allocated where a creation's, freed since,
+ * was: the thread's record no longer names it.
+ */
+static __always_inline void overlay_forget_creation(const struct cred *cred)
+{
+	struct overlay_creation *creation =
+	    bpf_task_storage_get(&overlay_creations, bpf_get_current_task_btf(), 0, 0);
+
+	if (creation && creation->cred == (__u64)cred)
+		creation->cred = 0;
+}
+
 /* The upper file system of the overlay the thread is writing through, if overlayfs is at work. */
 static __always_inline struct super_block *overlay_upper_at_work(void)
 {
@@ -142,7 +215,8 @@ static __always_inline struct super_block *overlay_upper_at_work(void)
 	    BPF_CORE_READ(overlay, s_active.counter) <= 0 || !BPF_CORE_READ(overlay, s_root))
 		return NULL;
 	ofs = BPF_CORE_READ(overlay, s_fs_info);
-	if (!ofs || BPF_CORE_READ(ofs, creator_cred) != cred)
+	if (!ofs ||
+	    (BPF_CORE_READ(ofs, creator_cred) != cred && !overlay_creating(task, cred, overlay)))
 		return NULL;
 	/* layers[0] is the upper layer; its mount is NULL for an overlay without one. */
 	return BPF_CORE_READ(ofs, layers, mnt, mnt_sb);
@@ -163,6 +237,48 @@ static __always_inline bool overlay_own_work(struct super_block *path_sb,
 	if (!upper)
 		return false;
 	return path_sb == upper && (!target_sb || target_sb == upper);
+}
+
+/* The credentials overlay makes its layers' changes with; NULL when it is no live overlay. */
+static __always_inline const struct cred *overlay_creator(struct super_block *overlay)
+{
+	struct ovl_fs *ofs;
+
+	if (!overlay || BPF_CORE_READ(overlay, s_magic) != OVERLAYFS_SUPER_MAGIC ||
+	    BPF_CORE_READ(overlay, s_active.counter) <= 0)
+		return NULL;
+	ofs = BPF_CORE_READ(overlay, s_fs_info);
+	return ofs ? BPF_CORE_READ(ofs, creator_cred) : NULL;
+}
+
+/*
+ * A capability check of overlayfs' own work, made with its mounter's
+ * credentials cred: it reads and writes its trusted.* xattrs (opaque
+ * directories, redirects, origins) with CAP_SYS_ADMIN, and reaches its
+ * layers with DAC_OVERRIDE, on lookups as well as writes. Denied, the
+ * overlay would show lower files its upper layer hides. Checked against
+ * the overlays the task is known to use: the one it last wrote through,
+ * and those of its root and working directory (a container's root); an
+ * overlay reached otherwise by path has its checks judged (closed). Or
+ * cred is the one of the creation under way (overlay_creations).
+ */
+static __always_inline bool overlay_own_credentials(const struct cred *cred)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct overlay_operation *operation;
+	struct overlay_creation *creation;
+
+	if (!bpf_core_type_exists(struct ovl_fs) || cred != task->cred || cred == task->real_cred)
+		return false;
+	creation = bpf_task_storage_get(&overlay_creations, task, 0, 0);
+	if (creation && creation->cred == (__u64)cred &&
+	    overlay_creator((struct super_block *)creation->overlay_sb))
+		return true;
+	operation = bpf_task_storage_get(&overlay_operations, task, 0, 0);
+	if (operation && cred == overlay_creator((struct super_block *)operation->overlay_sb))
+		return true;
+	return cred == overlay_creator(BPF_CORE_READ(task, fs, root.mnt, mnt_sb)) ||
+	       cred == overlay_creator(BPF_CORE_READ(task, fs, pwd.mnt, mnt_sb));
 }
 #endif /* CGWARD_SCALAR_WALK_ARGS */
 

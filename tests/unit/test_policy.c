@@ -46,7 +46,7 @@ static const struct error_fixture error_fixtures[] = {
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
        "read_only, mode, mandatory, network, unix_outside, private_tmp, container_roots, "
-       "allow_devices)"},
+       "allow_devices, capabilities)"},
       {8, 1, "unknown key 'version' in the file (expected policies, exec_socket)"}}},
     {"bad_exec_socket.yaml",
      {{6, 9, "'path' must be an absolute path shorter than 108 bytes"},
@@ -71,6 +71,11 @@ static const struct error_fixture error_fixtures[] = {
       {16, 11, "'mode' must be a string, not a mapping"},
       {20, 15, "'mandatory' must be true or false, not null"}}},
     {"unknown_mode.yaml", {{5, 11, "unknown mode 'permissive' (expected enforce or audit)"}}},
+    {"bad_capabilities.yaml",
+     {{5, 37, "'capabilities': unknown capability 'CAP_FOO'"},
+      {5, 46, "'capabilities': unknown capability '4'"},
+      {9, 19, "'capabilities' must be all or a list of capabilities, not a string"},
+      {13, 19, "'capabilities' must be all or a list of capabilities, not a mapping"}}},
     {"private_tmp.yaml",
      {{5, 18,
        "'private_tmp' cannot apply to a policy: the agent binds cgroups whose processes "
@@ -283,10 +288,11 @@ static void test_valid_file(void **state)
 	assert_true(ci->no_network);
 	assert_false(ci->allow_loopback);
 	assert_true(ci->no_unix_outside);
+	assert_int_equal(ci->dropped_caps, ~((1ULL << 0) | (1ULL << 13)));
 
 	pod = &set.rules[1];
 	assert_string_equal(pod->name, "k8s.pod_1");
-	assert_int_equal(pod->line, 18);
+	assert_int_equal(pod->line, 19);
 	assert_int_equal(pod->n_cgroup_globs, 0);
 	assert_int_equal(pod->n_pod_uids, 1);
 	assert_string_equal(pod->pod_uids[0], POD_UID);
@@ -299,6 +305,7 @@ static void test_valid_file(void **state)
 	assert_true(pod->no_network);
 	assert_true(pod->allow_loopback);
 	assert_false(pod->no_unix_outside);
+	assert_int_equal(pod->dropped_caps, 0);
 	policy_set_free(&set);
 	assert_null(set.rules);
 }

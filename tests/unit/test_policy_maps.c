@@ -95,7 +95,7 @@ static __u32 install_exec(const struct policy_maps *maps, __u32 owner, __u64 cgr
 	assert_int_equal(policy_maps_claim_exec_id(maps, "exec", owner, &id), 0);
 	assert_int_equal(policy_maps_put_exec_ring(maps, id, ring), 0);
 	assert_int_equal(policy_maps_put_roots(maps, id, roots, 2), 0);
-	assert_int_equal(policy_maps_bind_exec_cgroup(maps, cgroup_id, id, flags), 0);
+	assert_int_equal(policy_maps_bind_exec_cgroup(maps, cgroup_id, id, flags, 0), 0);
 	close(ring); /* the outer map holds it */
 	return id;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "agent.h"
+#include "capabilities.h"
 #include "cgroup.h"
 #include "cgward_abi.h"
 #include "container_meta.h"
@@ -482,8 +483,11 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 		unbind_pod_cgroup(tree, abs, path, log_binds);
 	if (rule >= 0) {
 		const struct policy_rule *r = rule < unresolved ? &tree->set->rules[rule] : NULL;
+		/* An unresolved container keeps no capability, as it writes nothing. */
 		struct cgward_cgroup_policy policy = {.policy_id = tree->first_id + (__u32)rule,
-						      .flags = r ? rule_flags(r) : 0};
+						      .flags = r ? rule_flags(r) : 0,
+						      .dropped_caps = r ? r->dropped_caps
+									: CAPABILITIES_ALL_DROPPED};
 
 		/*
 		 * A pod's containers are confined from their workload's exec on;

@@ -25,6 +25,7 @@
 #include <linux/types.h>
 
 #include "agent.h"
+#include "capabilities.h"
 #include "cgward_abi.h"
 #include "event_socket.h"
 #include "exec_message.h"
@@ -492,7 +493,7 @@ static int bind_new_cgroups(struct exec_service *svc, const struct exec_service_
 
 /* The maps first, then the cgroup bound to them, then the caller's child moved in. */
 static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_t pid, int pidfd,
-		    __u32 flags, __u64 memory_mib, char *err, size_t errlen)
+		    __u32 flags, __u64 dropped_caps, __u64 memory_mib, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], origin_procs[PATH_MAX];
 	int ret = policy_maps_claim_exec_id(svc->maps, "exec", (__u32)getpid(), &run->policy_id);
@@ -519,8 +520,8 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 	if (ret == 0)
 		ret = bind_new_cgroups(svc, run, err, errlen);
 	if (ret == 0) {
-		ret =
-		    policy_maps_bind_exec_cgroup(svc->maps, run->cgroup.id, run->policy_id, flags);
+		ret = policy_maps_bind_exec_cgroup(svc->maps, run->cgroup.id, run->policy_id, flags,
+						   dropped_caps);
 		if (ret)
 			snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));
 	}
@@ -693,11 +694,16 @@ static void reply(int fd, const char *error, const struct exec_service_run *run,
 	json_decref(msg);
 }
 
-/* The request's fields, and its descriptors made into the run's roots. */
+/*
+ * The request's fields, and its descriptors made into the run's roots. A
+ * request without "dropped_caps" (an older cgward's) gets the default set.
+ */
 static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service_run *run,
-			__u32 *flags, __u64 *memory_mib, char *err, size_t errlen)
+			__u32 *flags, __u64 *dropped_caps, __u64 *memory_mib, char *err,
+			size_t errlen)
 {
 	json_t *kinds = json_object_get(req, "fds"), *paths = json_object_get(req, "paths");
+	json_t *caps = json_object_get(req, "dropped_caps");
 	json_int_t f = json_integer_value(json_object_get(req, "flags"));
 	json_int_t mib = json_integer_value(json_object_get(req, "memory_mib"));
 	const __u32 known =
@@ -707,11 +713,12 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 	    json_array_size(paths) != n_fds || n_fds == 0 ||
 	    (strcmp(json_string_value(json_array_get(kinds, 0)) ?: "", "pid") != 0 &&
 	     !run->spawned) ||
-	    f < 0 || (f & ~(json_int_t)known) || mib < 0) {
+	    f < 0 || (f & ~(json_int_t)known) || mib < 0 || (caps && !json_is_integer(caps))) {
 		snprintf(err, errlen, "malformed request");
 		return -EINVAL;
 	}
 	*flags = (__u32)f;
+	*dropped_caps = caps ? (__u64)json_integer_value(caps) : capabilities_default_dropped();
 	*memory_mib = (__u64)mib;
 	return take_roots(run, kinds, paths, fds, n_fds, err, errlen);
 }
@@ -764,7 +771,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	json_t *req = json_loads(text, 0, NULL);
 	const char *argv0 = json_string_value(json_object_get(req, "argv0"));
 	char err[PATH_MAX + 256] = "";
-	__u64 memory_mib = 0, lost;
+	__u64 memory_mib = 0, dropped_caps = 0, lost;
 	__u32 flags = 0;
 	pid_t pid = 0;
 	bool oom;
@@ -802,13 +809,15 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 			ret = exec_spawn_read(req, fds, n_fds, fd, &peer, &spawn, err, sizeof(err));
 	}
 	if (ret == 0)
-		ret = read_request(req, fds, n_fds, run, &flags, &memory_mib, err, sizeof(err));
+		ret = read_request(req, fds, n_fds, run, &flags, &dropped_caps, &memory_mib, err,
+				   sizeof(err));
 	if (ret == 0)
 		ret = check_roots(run, err, sizeof(err));
 	if (ret == 0 && !run->spawned)
 		ret = check_child(fds[0], &peer, &pid, err, sizeof(err));
 	if (ret == 0)
-		ret = bind_run(svc, run, pid, fds[0], flags, memory_mib, err, sizeof(err));
+		ret = bind_run(svc, run, pid, fds[0], flags, dropped_caps, memory_mib, err,
+			       sizeof(err));
 	if (ret == 0)
 		ret = add_run(svc, run);
 	log_request(svc, &peer, pid, argv0, run, ret ? err : NULL);

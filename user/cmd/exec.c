@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "capabilities.h"
+#include "capabilities.h"
 #include "cgward_abi.h"
 #include "exec.h"
 #include "exec_run.h"
@@ -47,6 +49,13 @@ static const char usage[] =
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
     "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
     "      --cgroup-parent DIR  create the cgroup beneath this cgroup2 directory\n"
+    "      --cap-add NAME    CMD may use this capability on the host (repeatable; NAME\n"
+    "                        as in capabilities(7), CAP_ optional, or all)\n"
+    "      --cap-drop NAME   it may not (repeatable). Both apply in order to the default\n"
+    "                        set: CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL\n"
+    "                        SETGID SETUID SETPCAP NET_BIND_SERVICE NET_RAW SYS_CHROOT\n"
+    "                        MKNOD AUDIT_WRITE SETFCAP. Those of a user namespace CMD\n"
+    "                        makes are its own\n"
     "      --private-tmp     CMD gets its own empty /tmp, /var/tmp and /dev/shm (tmpfs,\n"
     "                        writable, gone when the run ends); roots beneath them stay\n"
     "                        at their paths. Use it for compilers, mktemp, sort, Python's\n"
@@ -73,6 +82,17 @@ static int parse_memory(struct exec_options *opt, const char *text)
 {
 	char err[256];
 	int ret = memory_limit_parse("--memory", text, &opt->req.memory_mib, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "cgward: %s\n", err);
+	return ret;
+}
+
+static int change_capability(struct exec_options *opt, bool keep, const char *name)
+{
+	char err[256];
+	int ret = capabilities_change(&opt->req.dropped_caps, keep, name,
+				      keep ? "--cap-add" : "--cap-drop", err, sizeof(err));
 
 	if (ret)
 		fprintf(stderr, "cgward: %s\n", err);
@@ -114,7 +134,9 @@ enum {
 	OPT_PRIVATE_TMP,
 	OPT_ALLOW_UNIX,
 	OPT_ALLOW_UNIX_ALL,
-	OPT_ALLOW_DEV
+	OPT_ALLOW_DEV,
+	OPT_CAP_ADD,
+	OPT_CAP_DROP
 };
 
 static const struct option long_options[] = {
@@ -131,6 +153,8 @@ static const struct option long_options[] = {
     {"allow-unix", required_argument, NULL, OPT_ALLOW_UNIX},
     {"allow-unix-all", no_argument, NULL, OPT_ALLOW_UNIX_ALL},
     {"allow-dev", required_argument, NULL, OPT_ALLOW_DEV},
+    {"cap-add", required_argument, NULL, OPT_CAP_ADD},
+    {"cap-drop", required_argument, NULL, OPT_CAP_DROP},
     {"help", no_argument, NULL, 'h'},
     {},
 };
@@ -141,6 +165,7 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 	int c, ret = 0;
 
 	optind = 1;
+	opt->req.dropped_caps = capabilities_default_dropped();
 	while (ret == 0 && (c = getopt_long(argc, argv, "+r:m:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -168,6 +193,10 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 		case OPT_ALLOW_DEV:
 			ret = add_node_arg(opt->req.device_args, &opt->req.n_device_args,
 					   "--allow-dev", optarg);
+			break;
+		case OPT_CAP_ADD:
+		case OPT_CAP_DROP:
+			ret = change_capability(opt, c == OPT_CAP_ADD, optarg);
 			break;
 		case OPT_ALLOW_UNIX_ALL:
 			opt->allow_unix_all = true;

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
+#include "capabilities.h"
 #include "events.h"
 #include "pod_identity.h"
 
@@ -40,6 +41,12 @@ static const char *const op_names[CGWARD_OP_MAX] = {
     [CGWARD_OP_IOCTL] = "ioctl",
     [CGWARD_OP_FANOTIFY_PERM] = "fanotify_perm",
     [CGWARD_OP_FSCONFIG] = "fsconfig",
+    [CGWARD_OP_CAPABILITY] = "capability",
+    [CGWARD_OP_SETNICE] = "setnice",
+    [CGWARD_OP_SETSCHEDULER] = "setscheduler",
+    [CGWARD_OP_SETIOPRIO] = "setioprio",
+    [CGWARD_OP_SETRLIMIT] = "setrlimit",
+    [CGWARD_OP_MOVEMEMORY] = "movememory",
 };
 
 const char *event_op_name(__u16 op)
@@ -66,6 +73,8 @@ const char *event_reason_name(__u16 reason)
 		return "network";
 	case CGWARD_REASON_DEVICE:
 		return "device";
+	case CGWARD_REASON_CAPABILITY:
+		return "capability";
 	}
 	return "unknown";
 }
@@ -122,12 +131,36 @@ static void put_address(struct json_buf *out, const struct cgward_event *e)
 	json_key_u64(out, "port", e->port);
 }
 
+/* capabilities(7)'s name, or CAP_N for a capability newer than this build. */
+static void put_capability(struct json_buf *out, __u32 cap)
+{
+	char unknown[16];
+	const char *name = capability_name(cap);
+
+	if (!name) {
+		snprintf(unknown, sizeof(unknown), "CAP_%u", cap);
+		name = unknown;
+	}
+	json_key_cstr(out, "capability", name);
+}
+
 /* What a non-file operation acts on, besides its path. */
 static void put_operands(struct json_buf *out, const struct cgward_event *e)
 {
 	switch (e->op) {
 	case CGWARD_OP_PTRACE:
+	case CGWARD_OP_SETNICE:
+	case CGWARD_OP_SETSCHEDULER:
+	case CGWARD_OP_SETIOPRIO:
+	case CGWARD_OP_MOVEMEMORY:
 		json_key_u64(out, "target_pid", e->peer_pid);
+		break;
+	case CGWARD_OP_SETRLIMIT:
+		json_key_u64(out, "target_pid", e->peer_pid);
+		json_key_u64(out, "resource", e->arg);
+		break;
+	case CGWARD_OP_CAPABILITY:
+		put_capability(out, e->arg);
 		break;
 	case CGWARD_OP_SIGNAL:
 		json_key_u64(out, "target_pid", e->peer_pid);

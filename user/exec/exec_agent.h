@@ -28,6 +28,7 @@ struct exec_agent_ask {
 	char *const *argv; /* with spawn */
 	const char *argv0;
 	__u32 policy_flags;
+	__u64 dropped_caps;
 	__u64 memory_mib;
 	const struct root_spec *roots; /* --root and --ro, each with its O_PATH fd */
 	size_t n_roots;

@@ -344,7 +344,7 @@ static int set_up_enforcement(struct execution *x)
 	x->cgroup_created = ret == 0;
 	if (ret == 0) {
 		ret = policy_maps_bind_exec_cgroup(&x->plane.maps, x->cgroup.id, x->policy_id,
-						   x->req->policy_flags);
+						   x->req->policy_flags, x->req->dropped_caps);
 		if (ret)
 			snprintf(err, sizeof(err), "cannot bind the cgroup: %s", strerror(-ret));
 	}
@@ -375,6 +375,7 @@ static int confine_through_agent(struct execution *x, pid_t pid)
 				     .argv = x->req->argv,
 				     .argv0 = x->req->argv[0],
 				     .policy_flags = x->req->policy_flags,
+				     .dropped_caps = x->req->dropped_caps,
 				     .memory_mib = x->req->memory_mib,
 				     .roots = x->roots,
 				     .n_roots = x->n_roots,

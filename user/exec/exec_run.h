@@ -21,6 +21,7 @@ struct exec_request {
 	__u32 root_access[EXEC_MAX_ROOTS];     /* CGWARD_ACCESS_* of each */
 	size_t n_root_args;
 	__u32 policy_flags;	   /* CGWARD_POLICY_* */
+	__u64 dropped_caps;	   /* capabilities(7) bits: --cap-add, --cap-drop */
 	__u64 memory_mib;	   /* 0: no limit */
 	const char *events_path;   /* NULL: deny events go to stderr */
 	const char *cgroup_parent; /* NULL: beneath cgward's own cgroup */

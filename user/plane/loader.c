@@ -284,7 +284,7 @@ static int kernel_function_arity(const struct btf *vmlinux, const char *name)
  * for -1) and the kernel is recent enough, so a hook the kernel lacks loads
  * none. The xattr hooks gained a leading user namespace (an idmap from 6.3)
  * in 5.12, inode_setattr in 6.2; the POSIX ACL hooks are new in 6.2,
- * uring_cmd in 6.0 and file_ioctl_compat in 6.8; hooks
+ * uring_cmd in 6.0, uring_override_creds in 5.12 and file_ioctl_compat in 6.8; hooks
  * that take a struct by value (path_chown's kuid_t) attach from 6.1.
  * Appended arguments need no variant: a program declares only the leading
  * ones it reads. The note says what stands in where a program is not loaded.
@@ -316,6 +316,9 @@ static const struct {
      "no such hook before 6.8 (and its stable backports): 32-bit ioctls reach file_ioctl"},
     {"bpf_lsm_uring_cmd", -1, 0, "uring_cmd",
      "no such hook before 6.0, nor io_uring commands that reach drivers"},
+    {"bpf_lsm_uring_override_creds", -1, 0, "uring_override_creds",
+     "no such hook before 5.12, where overlayfs' own capability checks are not told apart "
+     "either"},
 };
 
 /*

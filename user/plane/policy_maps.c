@@ -147,6 +147,7 @@ int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
 	if (!(policy->flags & CGWARD_POLICY_MANDATORY))
 		return 0;
 	current.mandatory_id = policy->policy_id;
+	current.dropped_caps |= policy->dropped_caps;
 	return policy_maps_bind_cgroup(maps, cgroup_id, &current);
 }
 
@@ -162,10 +163,12 @@ static __u32 stricter_network(__u32 a, __u32 b)
 }
 
 int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
-				 __u32 flags)
+				 __u32 flags, __u64 dropped_caps)
 {
-	struct cgward_cgroup_policy inherited,
-	    policy = {.policy_id = policy_id, .flags = flags, .boundary_id = cgroup_id};
+	struct cgward_cgroup_policy inherited, policy = {.policy_id = policy_id,
+							 .flags = flags,
+							 .boundary_id = cgroup_id,
+							 .dropped_caps = dropped_caps};
 
 	if (bpf_map_lookup_elem(maps->cgroup_policy_fd, &cgroup_id, &inherited) == 0 &&
 	    (inherited.flags & CGWARD_POLICY_MANDATORY)) {
@@ -174,6 +177,7 @@ int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id
 		policy.flags = (flags & inherited.flags & CGWARD_POLICY_AUDIT) |
 			       ((flags | inherited.flags) & CGWARD_POLICY_NO_UNIX_OUTSIDE) |
 			       stricter_network(flags, inherited.flags);
+		policy.dropped_caps |= inherited.dropped_caps;
 	}
 	return policy_maps_bind_cgroup(maps, cgroup_id, &policy);
 }

@@ -48,18 +48,20 @@ int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
 /*
  * Binds a cgroup to an agent rule's policy. A `cgward exec` run's cgroup
  * keeps the run's own policy: a mandatory rule goes in beside it (its roots
- * must allow a write too), any other gives way to it.
+ * must allow a write too, and it drops its capabilities there too), any
+ * other gives way to it.
  */
 int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
 			  const struct cgward_cgroup_policy *policy);
 
 /*
- * Binds a `cgward exec` run's new cgroup to the run's policy. A mandatory
- * agent rule that the cgroup inherited when it was made stays in force
- * beside it, and the stricter of their flags hold.
+ * Binds a `cgward exec` run's new cgroup to the run's policy, its flags and
+ * the capabilities it dropped. A mandatory agent rule that the cgroup
+ * inherited when it was made stays in force beside it: the stricter of
+ * their flags hold, and the capabilities both keep.
  */
 int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id, __u32 policy_id,
-				 __u32 flags);
+				 __u32 flags, __u64 dropped_caps);
 void policy_maps_unbind_cgroup(const struct policy_maps *maps, __u64 cgroup_id);
 /* A cgroup's binding; -ENOENT when it has none. */
 int policy_maps_get_binding(const struct policy_maps *maps, __u64 cgroup_id,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "capabilities.h"
 #include "cgward_abi.h"
 #include "exec_message.h"
 #include "pod_identity.h"
@@ -376,7 +377,7 @@ static bool expect_nonempty_list(struct loader *ld, const struct node *node, con
 static bool map_fields(struct loader *ld, const struct node *map, const char *what,
 		       const char *const keys[], size_t n_keys, const struct node *values[])
 {
-	char expected[128] = "";
+	char expected[192] = "";
 
 	for (size_t k = 0; k < n_keys; k++) {
 		values[k] = NULL;
@@ -792,6 +793,32 @@ static void load_container_roots(struct loader *ld, const struct node *node,
 		     "container_ids)");
 }
 
+/* capabilities: all, or the list of capabilities(7) names that the rule's cgroups keep. */
+static void load_capabilities(struct loader *ld, const struct node *node, struct policy_rule *rule)
+{
+	char err[POLICY_DIAG_MSG_SIZE];
+	const char *name;
+
+	if (node->kind == NODE_SCALAR && !is_plain_null(node) && strcmp(node->value, "all") == 0) {
+		rule->dropped_caps = CAPABILITIES_NONE_DROPPED;
+		return;
+	}
+	if (node->kind != NODE_SEQUENCE) {
+		if (node->kind != NODE_ALIAS)
+			diag(ld, node,
+			     "'capabilities' must be all or a list of capabilities, not %s",
+			     kind_name(node));
+		return;
+	}
+	rule->dropped_caps = CAPABILITIES_ALL_DROPPED;
+	for (size_t i = 0; i < node->n_children; i++) {
+		name = string_value(ld, node->children[i], "an entry of 'capabilities'");
+		if (name && capabilities_change(&rule->dropped_caps, true, name, "'capabilities'",
+						err, sizeof(err)))
+			diag(ld, node->children[i], "%s", err);
+	}
+}
+
 enum rule_key {
 	RULE_NAME,
 	RULE_SELECTOR,
@@ -804,6 +831,7 @@ enum rule_key {
 	RULE_PRIVATE_TMP,
 	RULE_CONTAINER_ROOTS,
 	RULE_ALLOW_DEVICES,
+	RULE_CAPABILITIES,
 	RULE_N_KEYS,
 };
 
@@ -822,10 +850,12 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_PRIVATE_TMP] = "private_tmp",
 	    [RULE_CONTAINER_ROOTS] = "container_roots",
 	    [RULE_ALLOW_DEVICES] = "allow_devices",
+	    [RULE_CAPABILITIES] = "capabilities",
 	};
 	const struct node *values[RULE_N_KEYS];
 
 	rule->line = map->line;
+	rule->dropped_caps = capabilities_default_dropped();
 	if (!map_fields(ld, map, "a policy", keys, RULE_N_KEYS, values))
 		return;
 	require(ld, map, values[RULE_NAME], "name", "a policy");
@@ -852,6 +882,8 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		reject_private_tmp(ld, values[RULE_PRIVATE_TMP]);
 	if (values[RULE_CONTAINER_ROOTS])
 		load_container_roots(ld, values[RULE_CONTAINER_ROOTS], rule);
+	if (values[RULE_CAPABILITIES])
+		load_capabilities(ld, values[RULE_CAPABILITIES], rule);
 }
 
 /* A whole number in [min, max], written in base (8 for a mode), or false after reporting it. */

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 
 #include "container_meta.h"
 #include "roots.h"
@@ -58,6 +59,7 @@ struct policy_rule {
 	bool audit, mandatory;
 	bool no_network, allow_loopback; /* network: deny or loopback */
 	bool no_unix_outside;		 /* unix_outside: deny */
+	__u64 dropped_caps;		 /* capabilities: what the rule does not keep */
 	int line;			 /* where the rule starts, for messages */
 };
 

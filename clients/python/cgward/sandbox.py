@@ -4,8 +4,9 @@ A :class:`Sandbox` holds what a run may do: its working directory and the
 other directories it may write (``cgward exec --root``), read-only
 exceptions nested in them (``--ro``), a memory limit (``--memory``),
 whether it may reach the network (``--no-network``), a private ``/tmp``
-(``--private-tmp``) and the unix sockets it may connect to
-(``--allow-unix``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
+(``--private-tmp``), the unix sockets it may connect to
+(``--allow-unix``) and the capabilities its root may use on the host
+(``--cap-add``, ``--cap-drop``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
 ``cgward exec``: one cgroup of its own, enforced by the kernel from the
 command's first instruction, removed when the run ends.
 """
@@ -36,6 +37,21 @@ TERMINATE_GRACE_S = 30.0
 # --private-tmp gives the command its own empty copies of these: one of them
 # as a writable path would be the shared directory again (cgward refuses it).
 _PRIVATE_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+# capabilities(7) on Linux 5.10 to 6.12, CAP_CHOWN (0) to CAP_CHECKPOINT_RESTORE
+# (40): the names cgward exec takes. Checked here so that a typo is a
+# ValueError when the Sandbox is made, not an exit status 2 at its first run.
+_CAPABILITIES = frozenset(
+    "CAP_" + name
+    for name in (
+        "CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP "
+        "LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK "
+        "IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN "
+        "SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE AUDIT_WRITE "
+        "AUDIT_CONTROL SETFCAP MAC_OVERRIDE MAC_ADMIN SYSLOG WAKE_ALARM BLOCK_SUSPEND "
+        "AUDIT_READ PERFMON BPF CHECKPOINT_RESTORE"
+    ).split()
+)
 
 
 @dataclass
@@ -96,6 +112,37 @@ def _flag(value: object, what: str) -> bool:
     return value
 
 
+def _capabilities(value: object) -> Union[None, str, list[str]]:
+    """None, "all", or the names as capabilities(7) spells them, each once."""
+    if value is None or value == "all":
+        return value
+    if isinstance(value, (str, bytes)):
+        raise ValueError(
+            f"capabilities: {value!r} is neither 'all' nor a sequence of names "
+            "(one name goes in a list)"
+        )
+    try:
+        items = list(value)  # type: ignore[call-overload]
+    except TypeError:
+        raise ValueError(
+            f"capabilities: {value!r} is neither None, 'all' nor a sequence of names"
+        ) from None
+    names: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise ValueError(f"capabilities: {item!r} is not a str")
+        if item.lower() == "all":
+            raise ValueError("capabilities: 'all' is not a name; pass capabilities='all'")
+        name = item.upper()
+        if not name.startswith("CAP_"):
+            name = "CAP_" + name
+        if name not in _CAPABILITIES:
+            raise ValueError(f"capabilities: unknown capability {item!r}")
+        if name not in names:
+            names.append(name)
+    return names
+
+
 class Sandbox:
     """A write boundary for commands, enforced by cgward in the kernel.
 
@@ -115,6 +162,11 @@ class Sandbox:
     :param allow_unix: unix sockets outside the writable paths that the
         commands may connect to (such as ``$SSH_AUTH_SOCK``); every other one
         is denied.
+    :param capabilities: the capabilities a root inside may use on the host.
+        None keeps cgward's default set (Docker's 14 and DAC_READ_SEARCH);
+        ``"all"`` keeps every one; a sequence of capabilities(7) names
+        (``"CAP_SYS_TIME"``, or ``"sys_time"``) keeps those only, and an
+        empty one none.
     :param cgward_path: the ``cgward`` binary; default: found on ``PATH``.
     :raises ValueError: an argument is invalid (the message names it).
     :raises FileNotFoundError: no ``cgward`` binary.
@@ -129,6 +181,7 @@ class Sandbox:
         allow_network: bool = False,
         private_tmp: bool = True,
         allow_unix: Iterable[StrPath] = (),
+        capabilities: Union[None, str, Iterable[str]] = None,
         *,
         cgward_path: Optional[StrPath] = None,
     ) -> None:
@@ -152,6 +205,7 @@ class Sandbox:
         self.allow_unix = [
             self._unix_socket(p) for p in _paths(allow_unix, "allow_unix")
         ]
+        self.capabilities = _capabilities(capabilities)
         self.cgward = self._find_cgward(cgward_path)
         self._options = self._exec_options()
 
@@ -216,6 +270,12 @@ class Sandbox:
             options.append("--private-tmp")
         for sock in self.allow_unix:
             options += ["--allow-unix", sock]
+        if self.capabilities == "all":
+            options += ["--cap-add", "all"]
+        elif self.capabilities is not None:
+            options += ["--cap-drop", "all"]
+            for name in self.capabilities:
+                options += ["--cap-add", name]
         return options
 
     def command(self, argv: Sequence[str], events_path: str) -> list[str]:

@@ -155,3 +155,48 @@ def test_cgward_must_be_found(work, tmp_path, monkeypatch):
 def test_argv_is_a_non_empty_sequence_of_str(work, fake_cgward, argv):
     with pytest.raises(ValueError, match="argv"):
         Sandbox(work, cgward_path=fake_cgward).run(argv)
+
+
+def test_capabilities_none_keeps_the_default_set(work, fake_cgward):
+    options_line = options(Sandbox(work, cgward_path=fake_cgward))
+    assert "--cap-add" not in options_line and "--cap-drop" not in options_line
+
+
+def test_capabilities_all_maps_to_cap_add_all(work, fake_cgward):
+    box = Sandbox(work, capabilities="all", cgward_path=fake_cgward)
+    assert options(box)[-2:] == ["--cap-add", "all"]
+
+
+def test_capabilities_names_replace_the_default_set(work, fake_cgward):
+    box = Sandbox(work, capabilities=("sys_time", "CAP_NET_RAW", "SYS_TIME"),
+                  cgward_path=fake_cgward)
+    assert options(box)[-6:] == ["--cap-drop", "all", "--cap-add", "CAP_SYS_TIME",
+                                 "--cap-add", "CAP_NET_RAW"]
+    assert options(Sandbox(work, capabilities=[], cgward_path=fake_cgward))[-2:] == [
+        "--cap-drop", "all"]
+    generated = Sandbox(work, capabilities=(n for n in ["chown"]), cgward_path=fake_cgward)
+    assert options(generated)[-2:] == ["--cap-add", "CAP_CHOWN"]
+
+
+@pytest.mark.parametrize("capabilities", [
+    ["SYS_FOO"], ["CAP_"], ["sys time"], ["CAP_CHOWN", "CAP_SYS_ADMINS"],  # unknown names
+    "SYS_TIME", "ALL", "", b"all",  # a str other than "all", bytes
+    ["all"],  # "all" is the argument, not a name
+    42, 1.5, True, object(),  # not iterable
+    [1], ["CHOWN", None], [b"CHOWN"],  # items that are not str
+])
+def test_bad_capabilities_are_refused(work, fake_cgward, capabilities):
+    with pytest.raises(ValueError, match="capabilities"):
+        Sandbox(work, capabilities=capabilities, cgward_path=fake_cgward)
+
+
+def test_every_capability_of_5_10_to_6_12_is_known(work, fake_cgward):
+    names = ("CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP "
+             "LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK "
+             "IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN "
+             "SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE "
+             "AUDIT_WRITE AUDIT_CONTROL SETFCAP MAC_OVERRIDE MAC_ADMIN SYSLOG WAKE_ALARM "
+             "BLOCK_SUSPEND AUDIT_READ PERFMON BPF CHECKPOINT_RESTORE").split()
+    assert len(names) == 41
+    box = Sandbox(work, capabilities=names, cgward_path=fake_cgward)
+    assert options(box).count("--cap-add") == 41
