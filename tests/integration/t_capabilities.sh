@@ -102,7 +102,16 @@ test_kernel_log_cannot_be_cleared() {
 	expect EPERM cgx --root "$W" -- "$HATCHOP" klog-clear
 	expect "dmesg: clear kernel buffer failed: Operation not permitted" cgx --root "$W" -- dmesg -C
 	dmesg | grep -q -F "$marker" || fail "the kernel log was cleared: $marker is gone"
-	expect_capability CAP_SYSLOG 2
+	# Each clear asks for SYSLOG; 5.10 and 6.1 then for SYS_ADMIN, which
+	# they still accept for it (check_syslog_permissions), 6.12 not: one deny
+	# or two a clear (measured).
+	local admin
+	admin=$(jq -s 'map(select(.capability == "CAP_SYS_ADMIN")) | length' "$EV")
+	[ "$admin" -eq 0 ] || [ "$admin" -eq 2 ] || fail "$admin SYS_ADMIN denies for 2 clears: $(cat "$EV")"
+	expect_events 2 '.op == "capability" and .capability == "CAP_SYSLOG"'
+	expect_events $((2 + admin)) '.verdict == "deny" and .reason == "capability" and .comm != ""
+		and (.capability == "CAP_SYSLOG" or .capability == "CAP_SYS_ADMIN")'
+	expect_events $((2 + admin)) true
 	# Outside it empties the log (kept only in the guest's memory).
 	expect ok "$HATCHOP" klog-clear
 	! dmesg | grep -q -F "$marker" || fail "the clear from outside left $marker"
@@ -155,22 +164,28 @@ test_host_network_cannot_be_configured() {
 	# load on demand is no part of the question.
 	grep -q '^dummy ' /proc/modules || loaded=yes
 	modprobe dummy numdummies=0
+	# What a run that got through added goes; the trap runs under set -e.
 	# shellcheck disable=SC2064 # the names are fixed now
-	trap "ip link del $link 2>/dev/null; ip addr del $TEST_ADDRESS/32 dev lo 2>/dev/null
+	trap "ip link del $link 2>/dev/null || true; ip addr del $TEST_ADDRESS/32 dev lo 2>/dev/null || true
 		[ $loaded = no ] || rmmod dummy" EXIT
 	expect "RTNETLINK answers: Operation not permitted" \
 		cgx --root "$W" -- ip link add "$link" type dummy
+	# ip link add asks for NET_ADMIN twice (6.1): two denies of one process.
+	expect_events 0 '.op != "capability" or .capability != "CAP_NET_ADMIN"'
+	[ "$(jq -s length "$EV")" -ge 1 ] || fail "no event for ip link add"
+	: >"$EV"
 	expect "RTNETLINK answers: Operation not permitted" \
 		cgx --root "$W" -- ip addr add "$TEST_ADDRESS/32" dev lo
+	expect_capability CAP_NET_ADMIN
 	! ip link show "$link" >/dev/null 2>&1 || fail "link $link was added"
 	! ip addr show dev lo | grep -q -F "$TEST_ADDRESS" || fail "lo has $TEST_ADDRESS"
-	expect_capability CAP_NET_ADMIN 2
+	: >"$EV"
 	expect "" cgx --root "$W" --cap-add NET_ADMIN -- ip link add "$link" type dummy
 	ip link show "$link" >/dev/null || fail "link $link was not added with NET_ADMIN"
 	ip link del "$link"
 	expect "" ip link add "$link" type dummy
 	ip link del "$link"
-	expect_events 2 true
+	expect_events 0 true
 }
 
 # proc_state PID: what the calls below change of a process, from outside.
@@ -186,6 +201,21 @@ proc_state() {
 reprioritise() {
 	echo "$HATCHOP setpriority $1 10; $HATCHOP setaffinity $1 0; $HATCHOP prlimit-nofile $1 64
 		$HATCHOP ioprio $1 idle; $HATCHOP setscheduler $1 batch"
+}
+
+# Bullseye's 5.10 asks capable(CAP_SYS_NICE) in sched_setscheduler of any
+# caller, though a fair policy at priority 0 needs none: denied as SYS_NICE
+# is, one event, and the call goes on. 6.1 and 6.12 do not ask (measured;
+# where between the order of the checks changed is not).
+expect_sched_nice_probes() {
+	local probes
+	probes=$(jq -s 'map(select(.op == "capability")) | length' "$EV")
+	if [ "$(printf '%s\n' "$(uname -r)" 6.1 | sort -V | head -n 1)" != 6.1 ]; then
+		[ "$probes" -eq 1 ] || fail "$probes capability events, want 1: $(cat "$EV")"
+		expect_events 1 '.op == "capability" and .capability == "CAP_SYS_NICE" and .comm == "hatchop"'
+	else
+		[ "$probes" -eq 0 ] || fail "$probes capability events, want none: $(cat "$EV")"
+	fi
 }
 
 # migrate_pages(2) and move_pages(2) of another process (task_movememory)
@@ -211,16 +241,15 @@ $(proc_state "$victim")"
 	# sched_setaffinity and sched_setscheduler.
 	expect_events 2 ".verdict == \"deny\" and .op == \"setscheduler\"
 		and .reason == \"outside_boundary\" and .target_pid == $victim"
-	# sched_setscheduler asks capable(CAP_SYS_NICE) first, though a fair
-	# policy at priority 0 needs no capability: that check is denied too.
-	expect_events 1 '.op == "capability" and .capability == "CAP_SYS_NICE"'
-	expect_events 6 true
+	expect_events 5 '.op != "capability"'
+	expect_sched_nice_probes
 	# The same calls on a process of the run.
 	: >"$EV"
 	# shellcheck disable=SC2016 # expanded by the confined shell
 	expect "$(lines ok ok ok ok ok)" cgx --root "$W" -- \
 		sh -c 'sleep 1000 & p=$!; '"$(reprioritise '$p')"'; kill $p'
 	expect_events 0 '.op != "capability"'
+	expect_sched_nice_probes
 	expect ok "$HATCHOP" setpriority "$victim" 10
 	expect ok "$HATCHOP" setaffinity "$victim" 0
 	expect ok "$HATCHOP" prlimit-nofile "$victim" 64
@@ -311,6 +340,24 @@ root_tools_in() {
 	[ "$(stat -c %U "$d/mine")" = nobody ] || fail "$d/mine is owned by $(stat -c %U "$d/mine")"
 }
 
+# Overlayfs reads its own trusted.* xattrs (opaque directories, redirects,
+# metacopy) on every lookup with its mounter's credentials, a check of
+# SYS_ADMIN: a lookup inside a run is overlayfs' work, not the run's. The
+# overlay is mounted afresh, so that the run's lookup is the first.
+test_overlay_opaque_directories_read_inside_a_run() {
+	local o=$T/ovl
+	mkdir -p "$o/lower/d" "$o/upper/d" "$o/work" "$o/merged"
+	echo lower >"$o/lower/d/hidden"
+	echo upper >"$o/upper/d/shown"
+	python3 -c "import os, sys; os.setxattr(sys.argv[1], 'trusted.overlay.opaque', b'y')" "$o/upper/d"
+	mount -t overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" overlay "$o/merged"
+	# shellcheck disable=SC2064 # the directory is fixed now
+	trap "umount '$o/merged'" EXIT
+	expect "$(lines shown upper)" cgx --root "$W" -- sh -c "ls -A $o/merged/d; cat $o/merged/d/shown"
+	expect_events 0 true
+	expect shown ls -A "$o/merged/d"
+}
+
 # unshare -r, the other control of issue 36, is in test_user_namespace_capabilities_stay_allowed.
 test_root_tools_work_inside_on_tmpfs_overlayfs_and_ext4() {
 	local o=$T/ovl e=$T/ext4
@@ -352,12 +399,12 @@ test_user_namespace_capabilities_stay_allowed() {
 	expect "unshare: unshare failed: Operation not permitted" cgx --root "$W" -- unshare -n true
 	expect_capability CAP_SYS_ADMIN
 	: >"$EV"
-	# Tools that map root in their namespace (they write /proc/self/uid_map:
-	# issue 40).
+	# Tools that map root in their namespace: they write /proc/self/uid_map,
+	# which needs issue 40. (bwrap --unshare-user maps it too, then mounts,
+	# which stays denied: t_proc_self.sh.)
 	modprobe dummy numdummies=0
-	expect "$(lines 0 ok ok)" cgx --root "$W" -- sh -c "unshare -r id -u
-		unshare -rn ip link add cgwtest type dummy && echo ok
-		bwrap --unshare-user --ro-bind / / true && echo ok"
+	expect "$(lines 0 ok)" cgx --root "$W" -- sh -c "unshare -r id -u
+		unshare -rn ip link add cgwtest type dummy && echo ok"
 	expect_events 0 true
 }
 
