@@ -19,6 +19,19 @@ static __always_inline bool cap_dropped(const struct cgward_cgroup_policy *polic
 	return cap < 0 || cap >= 64 || (policy->dropped_caps >> cap) & 1;
 }
 
+/*
+ * The task's own credentials, not ones the kernel installed over them for
+ * its own work (an overlay not recognized as such, faccessat(2)) or an
+ * io_uring personality: a check made with those is denied without an
+ * event, which would name the task for what it did not ask.
+ */
+static __always_inline bool own_credentials(const struct cred *cred)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return cred == BPF_CORE_READ(task, real_cred);
+}
+
 SEC("lsm/capable")
 int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int cap,
 	     unsigned int opts, int ret)
@@ -33,7 +46,7 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 	if (!policy || !cap_dropped(policy, cap) || BPF_CORE_READ(ns, level) ||
 	    overlay_own_credentials(cred))
 		return 0;
-	if (!(opts & CAP_OPT_NOAUDIT)) {
+	if (!(opts & CAP_OPT_NOAUDIT) && own_credentials(cred)) {
 		scratch =
 		    report_begin(policy, cgroup_id, CGWARD_OP_CAPABILITY, CGWARD_REASON_CAPABILITY);
 		if (scratch) {

@@ -65,8 +65,8 @@
  * (closed, not open).
  */
 /*
- * The skeleton is the other object's, so the map keeps its name here, as a
- * map type 5.10 knows; nothing uses it.
+ * The skeleton is the other object's, so the maps keep their names here, as
+ * a map type 5.10 knows; nothing uses them.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -74,6 +74,13 @@ struct {
 	__type(key, int);
 	__type(value, __u64);
 } overlay_operations SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, __u64);
+} overlay_creations SEC(".maps") __weak;
 
 static __always_inline void overlay_note_operation(struct super_block *path_sb,
 						   struct super_block *target_sb, const bool typed)

@@ -110,6 +110,31 @@ test_exec_user_writes_inside_and_is_denied_outside() {
 	wait_no_runs
 }
 
+# A run through the socket is bound with the capabilities its caller asks
+# for, as root's run is: a set-user-ID root hostname(1) inside holds every
+# capability, and may use only the run's set (issue 36).
+test_exec_user_capabilities_are_the_runs() {
+	local name=cgward-test-host old err status=0
+	user_dirs
+	user_agent_start
+	# The guest's own name may be one hostname(1) refuses, such as (none).
+	old=$(cat /proc/sys/kernel/hostname)
+	echo "$name" >/proc/sys/kernel/hostname
+	cp /usr/bin/hostname "$T/hostname"
+	chmod 4755 "$T/hostname"
+	err=$(as_user "$CGWARD" exec --root "$UW" -- "$T/hostname" "$name" 2>&1) || status=$?
+	[ "$status" -ne 0 ] || fail "sethostname through the socket succeeded: $err"
+	grep '^{' <<<"$err" | jq -s -e "any(.[]; .op == \"capability\"
+		and .capability == \"CAP_SYS_ADMIN\" and .uid == $USER_UID)" >/dev/null ||
+		fail "no capability event on stderr: $err"
+	# The same name again: allowed with the capability, and nothing changes.
+	as_user "$CGWARD" exec --root "$UW" --cap-add sys_admin -- "$T/hostname" "$name" ||
+		fail "--cap-add sys_admin through the socket: exited $?"
+	[ "$(hostname)" = "$name" ] || fail "the hostname changed to $(hostname)"
+	echo "$old" >/proc/sys/kernel/hostname
+	wait_no_runs
+}
+
 test_exec_user_refusals_run_nothing() {
 	local err status
 	user_dirs

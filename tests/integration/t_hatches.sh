@@ -3,7 +3,10 @@
 # files, load kernel code, or reach processes outside its boundary. Each test
 # proves the kernel's EPERM and its event, and that the same call works from
 # outside. Controls that change mounts run in a private mount namespace
-# (unshare -m) so that nothing outlives the test.
+# (unshare -m) so that nothing outlives the test. The runs keep every
+# capability (--cap-add all): most of these calls need one the default set
+# drops (t_capabilities.sh), and the hooks here must hold without it, for a
+# workload given them all.
 # shellcheck shell=bash
 
 # expect_hatch OP: EV holds exactly one event, a deny of OP for an escape hatch.
@@ -19,10 +22,10 @@ UNSHARE_M="unshare -m --propagation unchanged"
 test_bind_mount_and_tmpfs_over_a_root_are_denied_in_any_namespace() {
 	mkdir "$W/sub"
 	echo secret >"$O/f"
-	expect "$(lines EPERM EPERM)" cgx --root "$W" -- \
+	expect "$(lines EPERM EPERM)" cgx --cap-add all --root "$W" -- \
 		$UNSHARE_M sh -c "$HATCHOP mount-bind $O $W/sub; $HATCHOP mount-tmpfs $O"
 	# Had the bind happened, this would write O/f.
-	expect ok cgx --root "$W" -- "$FSOP" write "$W/sub/f" x
+	expect ok cgx --cap-add all --root "$W" -- "$FSOP" write "$W/sub/f" x
 	expect_content "$O/f" secret
 	expect_denies "mount $W/sub" "mount $O"
 	expect_events 2 '.reason == "escape_hatch"'
@@ -31,7 +34,7 @@ test_bind_mount_and_tmpfs_over_a_root_are_denied_in_any_namespace() {
 
 test_move_mount_of_a_clone_and_fsmount_are_denied() {
 	mkdir "$W/sub"
-	expect "$(lines EPERM EPERM)" cgx --root "$W" -- \
+	expect "$(lines EPERM EPERM)" cgx --cap-add all --root "$W" -- \
 		$UNSHARE_M sh -c "$HATCHOP move-mount $O $W/sub; $HATCHOP fsmount $W/sub"
 	# The clone is detached: its name is the one within its file system.
 	expect_events 1 ".op == \"move_mount\" and (.path | endswith(\"/outside\"))
@@ -47,9 +50,10 @@ test_umount_and_pivot_root_are_denied() {
 	expect "$(lines EPERM ok EPERM ok)" unshare -m sh -c "
 		mount -t tmpfs tmpfs $T/m && mount -t tmpfs tmpfs $T/newroot &&
 		mkdir $T/newroot/old && cd $T/newroot || exit
-		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- $HATCHOP umount $T/m
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --cap-add all --root $W -- \
+			$HATCHOP umount $T/m
 		$HATCHOP umount $T/m
-		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- \
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --cap-add all --root $W -- \
 			$HATCHOP pivot-root . old
 		exec $HATCHOP pivot-root . old"
 	expect_events 1 ".op == \"umount\" and .path == \"$T/m\" and .reason == \"escape_hatch\""
@@ -59,7 +63,7 @@ test_umount_and_pivot_root_are_denied() {
 }
 
 test_bpf_syscall_is_denied() {
-	expect EPERM cgx --root "$W" -- "$HATCHOP" bpf-map-create
+	expect EPERM cgx --cap-add all --root "$W" -- "$HATCHOP" bpf-map-create
 	expect_hatch bpf
 	expect_events 1 '.bpf_cmd == 0' # BPF_MAP_CREATE
 	expect ok "$HATCHOP" bpf-map-create
@@ -69,7 +73,7 @@ test_bpf_syscall_is_denied() {
 test_pinned_objects_and_cgroup_files_are_protected_even_inside_roots() {
 	local pin=/sys/fs/bpf/cgward-test-$$
 	bpftool map create "$pin" type array key 4 value 4 entries 1 name cgward_test
-	expect "$(lines EPERM EPERM EPERM EPERM)" cgx --root /sys/fs/bpf --root "$SUITE_CGROUP" -- \
+	expect "$(lines EPERM EPERM EPERM EPERM)" cgx --cap-add all --root /sys/fs/bpf --root "$SUITE_CGROUP" -- \
 		sh -c "$FSOP unlink $pin; $FSOP mkdir $pin-dir
 			$FSOP mkdir $SUITE_CGROUP/escape; $FSOP open-write $SUITE_CGROUP/cgroup.subtree_control"
 	[ -e "$pin" ] || fail "$pin was removed"
@@ -91,7 +95,7 @@ test_kernel_module_loading_is_denied() {
 	module=$(readlink -f "/lib/modules/$(uname -r)/kernel/lib/"crc7.ko*)
 	[ -f "$module" ] || fail "no $module to load"
 	grep -q '^crc7 ' /proc/modules && fail "crc7 is loaded already"
-	expect EPERM cgx --root "$W" -- "$HATCHOP" finit-module "$module"
+	expect EPERM cgx --cap-add all --root "$W" -- "$HATCHOP" finit-module "$module"
 	grep -q '^crc7 ' /proc/modules && fail "crc7 was loaded from inside"
 	expect_hatch kernel_module
 	expect_events 1 ".path == \"$module\""
@@ -102,7 +106,7 @@ test_kernel_module_loading_is_denied() {
 test_kexec_file_load_is_denied() {
 	local image=/boot/vmlinuz-$(uname -r)
 	[ -f "$image" ] || fail "no $image to load"
-	expect EPERM cgx --root "$W" -- "$HATCHOP" kexec-file "$image"
+	expect EPERM cgx --cap-add all --root "$W" -- "$HATCHOP" kexec-file "$image"
 	expect_hatch kexec
 	expect_events 1 ".path == \"$image\""
 	expect ok "$HATCHOP" kexec-file "$image" # loaded for a later kexec, then unloaded
@@ -112,9 +116,9 @@ test_kexec_file_load_is_denied() {
 test_ptrace_and_memory_access_outside_the_boundary_are_denied() {
 	sleep 1000 &
 	local victim=$!
-	expect "$(lines EPERM EPERM EPERM)" cgx --root "$W" -- \
+	expect "$(lines EPERM EPERM EPERM)" cgx --cap-add all --root "$W" -- \
 		sh -c "$HATCHOP ptrace $victim; $HATCHOP vm-write $victim; $HATCHOP pidfd-getfd $victim 0"
-	expect "$(lines ok EFAULT ok)" cgx --root "$W" -- sh -c \
+	expect "$(lines ok EFAULT ok)" cgx --cap-add all --root "$W" -- sh -c \
 		"sleep 1000 & p=\$!; $HATCHOP ptrace \$p; $HATCHOP vm-write \$p; $HATCHOP pidfd-getfd \$p 0; kill \$p"
 	expect "$(lines ok EFAULT)" sh -c "$HATCHOP ptrace $victim; $HATCHOP vm-write $victim"
 	kill "$victim"
@@ -126,10 +130,10 @@ test_ptrace_and_memory_access_outside_the_boundary_are_denied() {
 test_signals_outside_the_boundary_are_denied() {
 	sleep 1000 &
 	local victim=$!
-	expect "$(lines EPERM EPERM ok)" cgx --root "$W" -- \
+	expect "$(lines EPERM EPERM ok)" cgx --cap-add all --root "$W" -- \
 		sh -c "$HATCHOP kill $victim 15; $HATCHOP kill $victim 9; $HATCHOP kill $victim 0"
 	kill -0 "$victim" || fail "the process outside was killed"
-	expect ok cgx --root "$W" -- sh -c "sleep 1000 & exec $HATCHOP kill \$! 15"
+	expect ok cgx --cap-add all --root "$W" -- sh -c "sleep 1000 & exec $HATCHOP kill \$! 15"
 	expect_events 1 ".op == \"signal\" and .signal == 15 and .target_pid == $victim
 		and .reason == \"outside_boundary\""
 	expect_events 1 ".op == \"signal\" and .signal == 9"
@@ -139,7 +143,10 @@ test_signals_outside_the_boundary_are_denied() {
 
 # The agent's own boundary: its cgroups cannot signal it, nor each other.
 test_agent_cannot_be_signalled_and_its_cgroups_are_separate() {
-	agent_policy jobs "$W" false "$REL/job-*" >"$T/policy.yaml"
+	{
+		agent_policy jobs "$W" false "$REL/job-*"
+		echo '    capabilities: all'
+	} >"$T/policy.yaml"
 	mkdir "$SUITE_CGROUP/job-a" "$SUITE_CGROUP/job-b"
 	agent_start
 	in_cg_bg "$SUITE_CGROUP/job-b" sleep 1000
@@ -176,7 +183,7 @@ test_agent_never_binds_its_own_cgroup() {
 # clone3(CLONE_INTO_CGROUP) needs only a read-only descriptor of the target
 # cgroup; the child, had it started there, would write the file outside.
 test_clone_into_another_cgroup_is_denied() {
-	expect EPERM cgx --root "$W" -- "$HATCHOP" clone-into-cgroup "$CG2" "$O/escaped"
+	expect EPERM cgx --cap-add all --root "$W" -- "$HATCHOP" clone-into-cgroup "$CG2" "$O/escaped"
 	expect_absent "$O/escaped"
 	expect_hatch clone_into_cgroup
 	expect ok "$HATCHOP" clone-into-cgroup "$SUITE_CGROUP" "$O/control"
@@ -186,7 +193,7 @@ test_clone_into_another_cgroup_is_denied() {
 # A permission event would make every opener of the file wait for the
 # confined process's answer; a notification mark only reports.
 test_fanotify_permission_marks_are_denied() {
-	expect EPERM cgx --root "$W" -- "$HATCHOP" fanotify-perm "$O"
+	expect EPERM cgx --cap-add all --root "$W" -- "$HATCHOP" fanotify-perm "$O"
 	expect_hatch fanotify_perm
 	expect_events 1 ".path == \"$O\" and .fanotify_events == 65536"
 	expect ok "$HATCHOP" fanotify-perm "$O"
@@ -197,7 +204,7 @@ test_fsconfig_of_a_mounted_file_system_is_denied() {
 	mkdir "$T/m"
 	expect "$(lines EPERM 'size=1024k' ok)" unshare -m sh -c "
 		mount -t tmpfs -o size=1m tmpfs $T/m || exit
-		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --root $W -- \
+		$CGWARD exec --cgroup-parent $SUITE_CGROUP --events $EV --cap-add all --root $W -- \
 			$HATCHOP fsconfig $T/m size 2m
 		findmnt -n -o OPTIONS $T/m | grep -o 'size=[0-9]*k'
 		$HATCHOP fsconfig $T/m size 2m"
@@ -210,7 +217,7 @@ test_sysctls_and_other_processes_memory_are_outside_the_roots() {
 	sleep 1000 &
 	local victim=$! pattern
 	pattern=$(cat /proc/sys/kernel/core_pattern)
-	expect "$(lines EPERM EPERM)" cgx --root "$W" -- sh -c \
+	expect "$(lines EPERM EPERM)" cgx --cap-add all --root "$W" -- sh -c \
 		"$FSOP write /proc/sys/kernel/core_pattern '|/bin/true'; $FSOP open-write /proc/$victim/mem"
 	kill "$victim"
 	[ "$(cat /proc/sys/kernel/core_pattern)" = "$pattern" ] || fail "core_pattern changed"
@@ -220,7 +227,7 @@ test_sysctls_and_other_processes_memory_are_outside_the_roots() {
 # Entering the mount namespace of a process outside (leaving --private-tmp's
 # own) changes what paths name, not which directories are roots.
 test_setns_into_a_mount_namespace_outside_keeps_the_boundary() {
-	expect "$(lines EPERM ok)" cgx --root "$W" --private-tmp -- \
+	expect "$(lines EPERM ok)" cgx --cap-add all --root "$W" --private-tmp -- \
 		nsenter -t 1 -m sh -c "$FSOP write $O/f x; $FSOP write $W/f x"
 	expect_absent "$O/f"
 	expect_content "$W/f" x
@@ -231,7 +238,7 @@ test_setns_into_a_mount_namespace_outside_keeps_the_boundary() {
 test_io_uring_operations_outside_are_denied() {
 	echo keep >"$O/f"
 	echo mine >"$W/f"
-	expect "$(lines EPERM ok EPERM)" cgx --root "$W" -- sh -c \
+	expect "$(lines EPERM ok EPERM)" cgx --cap-add all --root "$W" -- sh -c \
 		"$HATCHOP uring-open-write $O/f; $HATCHOP uring-open-write $W/f
 		$HATCHOP uring-rename $O/f $W/stolen"
 	expect_content "$O/f" keep

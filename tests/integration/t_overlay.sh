@@ -18,7 +18,8 @@ overlay_lower() {
 	done
 }
 
-# overlay_ops DIR: a shell script of one fsop per operation on DIR's lower files.
+# overlay_ops DIR: a shell script of one fsop per operation on DIR's lower files
+# (its trusted.* xattr needs CAP_SYS_ADMIN, which the runs add).
 overlay_ops() {
 	local d=$1
 	echo "$FSOP append $d/append more; $FSOP append $d/sub/deep more
@@ -37,7 +38,7 @@ overlay_inside_works() {
 	local in=$1 utimes_before
 	utimes_before=$(mtime_of "$in/utimes")
 	expect "$(lines ok ok ok ok ok ok ok ok ok ok ok ok ok)" \
-		cgx --root "$in" -- sh -c "$(overlay_ops "$in")"
+		cgx --cap-add sys_admin --root "$in" -- sh -c "$(overlay_ops "$in")"
 	expect_events 0 true
 	expect_content "$in/append" "$(printf 'lower\nmore')"
 	expect_content "$in/sub/deep" "$(printf 'lower\nmore')"
@@ -59,7 +60,7 @@ overlay_inside_works() {
 overlay_copy_up_denied() {
 	local in=$1 name denies
 	expect "$(lines EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM)" \
-		cgx --root "$in" -- sh -c "$(overlay_ops "$in")"
+		cgx --cap-add sys_admin --root "$in" -- sh -c "$(overlay_ops "$in")"
 	denies=$(jq -s 'map(select(.verdict == "deny" and .reason == "outside_roots")) | length' "$EV")
 	[ "$denies" -ge 13 ] || fail "$denies denies for 13 copy-ups: $(cat "$EV")"
 	for name in append sub/deep write trunc utimes chmod chown xattr rename link unlink; do
@@ -83,7 +84,7 @@ overlay_check() {
 
 	utimes_before=$(mtime_of "$out/utimes")
 	expect "$(lines EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM EPERM)" \
-		cgx --root "$in" -- sh -c "$(overlay_ops "$out")"
+		cgx --cap-add sys_admin --root "$in" -- sh -c "$(overlay_ops "$out")"
 	# utimes names its path from the overlay's root when the task's
 	# directories are on another file system (see guess_mount). O_CREAT of
 	# the existing out/write is judged as a create, then as an open.

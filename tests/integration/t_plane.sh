@@ -240,6 +240,9 @@ accounted_denies() {
 }
 
 # cgroup_inherited_from ID: build/relayout's field of cgroup ID's binding.
+# The tree's own ABI (bpf/cgward_abi.h); build/relayout's is the next one.
+TREE_ABI=$(awk '$2 == "CGWARD_TREE_ABI_VERSION" {print $3}' "$INTEGRATION/../../bpf/cgward_abi.h")
+
 cgroup_inherited_from() {
 	bpftool -j map dump pinned "$PINS/maps/cgroup_policy" |
 		jq -r ".[].formatted | select(.key == $1) | .value.inherited_from"
@@ -279,7 +282,7 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	grep -q "upgraded in place" "$T/load.err" || fail "downgrade: $(cat "$T/load.err")"
 	programs=$(pinned_program_ids)
 	expect_status 125 "$unmigratable" load 2>"$T/load.err"
-	grep -q "has a map layout this cgward cannot read (ABI 7" "$T/load.err" ||
+	grep -q "has a map layout this cgward cannot read (ABI $TREE_ABI," "$T/load.err" ||
 		fail "unmigratable: $(cat "$T/load.err")"
 	[ "$(pinned_program_ids)" = "$programs" ] || fail "the refused load changed the programs"
 
@@ -299,7 +302,7 @@ test_plane_upgrade_and_downgrade_under_load_open_no_gap() {
 	rmdir "$run_cg/child"
 	programs=$(pinned_program_ids)
 	expect_status 125 "$CGWARD" load 2>"$T/load.err"
-	grep -q "has a map layout this cgward cannot read (ABI 8" "$T/load.err" ||
+	grep -q "has a map layout this cgward cannot read (ABI $((TREE_ABI + 1))," "$T/load.err" ||
 		fail "downgrade: $(cat "$T/load.err")"
 	[ "$(pinned_program_ids)" = "$programs" ] || fail "the refused downgrade changed the programs"
 
