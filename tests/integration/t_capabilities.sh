@@ -37,8 +37,8 @@ test_hostname_cannot_be_changed() {
 	local name domain
 	name=$(hostname)
 	domain=$(cat /proc/sys/kernel/domainname)
-	# shellcheck disable=SC2064 # the names are fixed now
 	# Not hostname(1), which refuses the VM's '(none)'.
+	# shellcheck disable=SC2064 # the names are fixed now
 	trap "echo '$name' >/proc/sys/kernel/hostname; echo '$domain' >/proc/sys/kernel/domainname" EXIT
 	expect "$(lines EPERM EPERM)" cgx --root "$W" -- \
 		sh -c "$HATCHOP sethostname cgward-escaped; $HATCHOP setdomainname cgward-escaped"
