@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bench's floor (case f): a BPF LSM program on each hook that the write
- * loops reach, returning at once. What it costs is what any BPF LSM costs on
+ * The bench's floor (case f): a BPF LSM program on each hook that the
+ * loops reach (the writes', and capable for the read of a mode-000 file),
+ * returning at once. What it costs is what any BPF LSM costs on
  * those hooks before it decides anything (the trampoline, the program's
  * entry and exit), so b/a and c/a can be read against it.
  */
@@ -24,6 +25,13 @@ int BPF_PROG(floor_path_mknod, const struct path *dir, struct dentry *dentry, um
 
 SEC("lsm/path_unlink")
 int BPF_PROG(floor_path_unlink, const struct path *dir, struct dentry *dentry, int ret)
+{
+	return ret;
+}
+
+SEC("lsm/capable")
+int BPF_PROG(floor_capable, const struct cred *cred, struct user_namespace *ns, int cap,
+	     unsigned int opts, int ret)
 {
 	return ret;
 }

@@ -2,7 +2,9 @@
 /*
  * The write hot path under load: a loop of open(O_WRONLY)+close, of
  * create+close+unlink, or of creates the kernel must deny (EPERM), timed
- * with CLOCK_MONOTONIC. With --landlock ROOT it first confines itself with
+ * with CLOCK_MONOTONIC; and the capable() hook's: open(O_RDONLY)+close of a
+ * file whose mode refuses root, which the kernel allows after asking for
+ * CAP_DAC_READ_SEARCH (generic_permission). With --landlock ROOT it first confines itself with
  * Landlock to the same boundary cgward would draw, as the in-kernel reference.
  */
 #include <errno.h>
@@ -30,16 +32,18 @@
 	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |   \
 	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
-enum loop_op { LOOP_OPEN, LOOP_CREATE, LOOP_DENY };
+enum loop_op { LOOP_OPEN, LOOP_CREATE, LOOP_DENY, LOOP_READ };
 
 static const char *const op_names[] = {
-    [LOOP_OPEN] = "open", [LOOP_CREATE] = "create", [LOOP_DENY] = "deny"};
+    [LOOP_OPEN] = "open", [LOOP_CREATE] = "create", [LOOP_DENY] = "deny", [LOOP_READ] = "read"};
 
 static const char usage[] =
-    "usage: openloop [-n ITERATIONS] [--landlock ROOT] open|create|deny PATH...\n"
+    "usage: openloop [-n ITERATIONS] [--landlock ROOT] open|create|deny|read PATH...\n"
     "  open    open(O_WRONLY)+close of the existing file PATH\n"
     "  create  open(O_CREAT|O_EXCL)+close+unlink of PATH (must not exist)\n"
     "  deny    open(O_CREAT) of PATH, which the kernel must refuse with EPERM\n"
+    "  read    open(O_RDONLY)+close of the existing file PATH (mode 000: root's\n"
+    "          read then asks for CAP_DAC_READ_SEARCH)\n"
     "Prints, per PATH, the nanoseconds per operation over ITERATIONS of them.\n";
 
 struct loop_options {
@@ -98,6 +102,9 @@ static bool run_once(enum loop_op op, const char *path)
 			errno = 0;
 		}
 		return fd < 0 && errno == EPERM;
+	case LOOP_READ:
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		return fd >= 0 && close(fd) == 0;
 	}
 	return false;
 }

@@ -2,9 +2,10 @@
 /*
  * hatchop: one attempt at an escape hatch (a mount, bpf(), loading kernel
  * code, reaching another process or the network, another cgroup, a device
- * or a terminal) as one system call, so that a test sees
- * the kernel's own answer. Prints "ok" or the errno name (EPERM, ...) and
- * exits 0 on success, 1 on failure, 2 on a usage error.
+ * or a terminal, a privileged call on the host's own state) as one system
+ * call, so that a test sees the kernel's own answer. Prints "ok" (or what
+ * it read: cmos-read) or the errno name (EPERM, ...) and exits 0 on
+ * success, 1 on failure, 2 on a usage error.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,9 +36,21 @@
 #include <netinet/in.h>
 #include <linux/io_uring.h>
 #include <linux/sched.h>
+#include <linux/reboot.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/io.h>
+#include <sys/klog.h>
+#include <sys/reboot.h>
+#include <sys/time.h>
+#include <sys/timex.h>
+#include <time.h>
 
 /* Not a system call result: the step before the attempt failed (errno says why). */
 #define SETUP_FAILED (-2)
+
+/* What a reading operation printed instead of "ok". */
+static char result_text[32];
 
 static int sys_result(long ret)
 {
@@ -394,6 +407,161 @@ static int uring_rename(const char *from, const char *to)
 	return uring_one(&op);
 }
 
+/*
+ * The clocks are moved by an offset, read and set in one step, so that a
+ * test undoes a move it did not want with the opposite offset and loses
+ * only the microseconds between the two calls.
+ */
+static int clock_settime_by(long seconds)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0)
+		return SETUP_FAILED;
+	now.tv_sec += seconds;
+	return clock_settime(CLOCK_REALTIME, &now);
+}
+
+static int settimeofday_by(long seconds)
+{
+	struct timeval now;
+
+	if (gettimeofday(&now, NULL) != 0)
+		return SETUP_FAILED;
+	now.tv_sec += seconds;
+	return settimeofday(&now, NULL);
+}
+
+/* ADJ_SETOFFSET: the kernel adds the offset itself. */
+static int adjtimex_by(long seconds)
+{
+	struct timex tx = {.modes = ADJ_SETOFFSET | ADJ_NANO};
+
+	tx.time.tv_sec = seconds;
+	return adjtimex(&tx) < 0 ? -1 : 0;
+}
+
+/* reboot-cad on|off: what Ctrl-Alt-Del does (/proc/sys/kernel/ctrl-alt-del). */
+static int reboot_cad(const char *setting)
+{
+	if (!strcmp(setting, "on"))
+		return reboot(LINUX_REBOOT_CMD_CAD_ON);
+	if (!strcmp(setting, "off"))
+		return reboot(LINUX_REBOOT_CMD_CAD_OFF);
+	errno = EINVAL;
+	return SETUP_FAILED;
+}
+
+/*
+ * A byte of the machine's CMOS memory through the RTC's index and data
+ * ports (0x70, 0x71), with every port opened by iopl(3): iopl is the
+ * attempt. The index's top bit would mask NMIs: only indices below 0x80.
+ */
+static int cmos(const char *index, const char *value)
+{
+	unsigned long i = strtoul(index, NULL, 0);
+	unsigned char byte;
+
+	if (i >= 0x80) {
+		errno = EINVAL;
+		return SETUP_FAILED;
+	}
+	if (iopl(3) != 0)
+		return -1;
+	outb((unsigned char)i, 0x70);
+	if (value)
+		outb((unsigned char)strtoul(value, NULL, 0), 0x71);
+	byte = inb(0x71);
+	snprintf(result_text, sizeof(result_text), "0x%02x", byte);
+	return 0;
+}
+
+/* A scheduling class and priority of ioprio_set(2): be:LEVEL, idle. */
+static int ioprio_of(const char *text)
+{
+	/* IOPRIO_PRIO_VALUE of linux/ioprio.h, which glibc does not wrap. */
+	if (!strncmp(text, "be:", 3))
+		return 2 << 13 | atoi(text + 3);
+	if (!strcmp(text, "idle"))
+		return 3 << 13;
+	return -1;
+}
+
+static int set_ioprio(pid_t pid, const char *text)
+{
+	int ioprio = ioprio_of(text);
+
+	if (ioprio < 0) {
+		errno = EINVAL;
+		return SETUP_FAILED;
+	}
+	return sys_result(syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, pid, ioprio));
+}
+
+/* sched_setaffinity(2) of pid to the one CPU cpu. */
+static int set_affinity(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* sched_setscheduler(2) of pid: batch, idle or other (each at priority 0). */
+static int set_scheduler(pid_t pid, const char *policy)
+{
+	static const struct {
+		const char *name;
+		int policy;
+	} policies[] = {{"batch", SCHED_BATCH}, {"idle", SCHED_IDLE}, {"other", SCHED_OTHER}};
+	struct sched_param param = {0};
+
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+		if (!strcmp(policy, policies[i].name))
+			return sched_setscheduler(pid, policies[i].policy, &param);
+	}
+	errno = EINVAL;
+	return SETUP_FAILED;
+}
+
+/* prlimit(2) of pid's RLIMIT_NOFILE, soft and hard, to n. */
+static int prlimit_nofile(pid_t pid, long n)
+{
+	struct rlimit limit = {(rlim_t)n, (rlim_t)n};
+
+	return prlimit(pid, RLIMIT_NOFILE, &limit, NULL);
+}
+
+/*
+ * In a new user namespace with a namespace of its own, where this process
+ * holds every capability: the name of its new UTS namespace, or the loopback
+ * link of its new network namespace set up. No uid_map is written: the
+ * capabilities of a namespace's creator need none until it calls exec.
+ */
+static int userns_sethostname(const char *name)
+{
+	if (unshare(CLONE_NEWUSER | CLONE_NEWUTS) != 0)
+		return SETUP_FAILED;
+	return sethostname(name, strlen(name));
+}
+
+static int userns_lo_up(void)
+{
+	struct ifreq ifr = {.ifr_name = "lo"};
+	int fd, ret;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+		return SETUP_FAILED;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) != 0)
+		return SETUP_FAILED;
+	ifr.ifr_flags |= IFF_UP;
+	ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	close(fd);
+	return ret;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1], *a = argc > 2 ? argv[2] : NULL, *b = argc > 3 ? argv[3] : NULL;
@@ -444,6 +612,38 @@ static int run(int argc, char **argv)
 		return uring_open_write(a);
 	if (!strcmp(op, "uring-rename") && a && b)
 		return uring_rename(a, b);
+	if (!strcmp(op, "sethostname") && a)
+		return sethostname(a, strlen(a));
+	if (!strcmp(op, "setdomainname") && a)
+		return setdomainname(a, strlen(a));
+	if (!strcmp(op, "clock-settime") && a)
+		return clock_settime_by(atol(a));
+	if (!strcmp(op, "settimeofday") && a)
+		return settimeofday_by(atol(a));
+	if (!strcmp(op, "adjtimex") && a)
+		return adjtimex_by(atol(a));
+	if (!strcmp(op, "klog-clear"))
+		return klogctl(5 /* SYSLOG_ACTION_CLEAR */, NULL, 0);
+	if (!strcmp(op, "reboot-cad") && a)
+		return reboot_cad(a);
+	if (!strcmp(op, "cmos-read") && a)
+		return cmos(a, NULL);
+	if (!strcmp(op, "cmos-write") && a && b)
+		return cmos(a, b);
+	if (!strcmp(op, "setpriority") && a && b)
+		return setpriority(PRIO_PROCESS, (id_t)atoi(a), atoi(b));
+	if (!strcmp(op, "setaffinity") && a && b)
+		return set_affinity(atoi(a), atoi(b));
+	if (!strcmp(op, "setscheduler") && a && b)
+		return set_scheduler(atoi(a), b);
+	if (!strcmp(op, "ioprio") && a && b)
+		return set_ioprio(atoi(a), b);
+	if (!strcmp(op, "prlimit-nofile") && a && b)
+		return prlimit_nofile(atoi(a), atol(b));
+	if (!strcmp(op, "userns-sethostname") && a)
+		return userns_sethostname(a);
+	if (!strcmp(op, "userns-lo-up"))
+		return userns_lo_up();
 	fprintf(stderr, "hatchop: unknown operation or missing argument: %s\n", op);
 	exit(2);
 }
@@ -458,7 +658,7 @@ int main(int argc, char **argv)
 	}
 	ret = run(argc, argv);
 	if (ret == 0) {
-		puts("ok");
+		puts(result_text[0] ? result_text : "ok");
 		return 0;
 	}
 	if (ret == SETUP_FAILED) {
