@@ -12,11 +12,11 @@
 /* include/linux/security.h: the kernel probes (the task does not act) and wants no record. */
 #define CAP_OPT_NOAUDIT (1U << 1)
 
-static __always_inline bool cap_dropped(const struct cgward_cgroup_policy *policy, int cap)
+static __always_inline bool cap_dropped(__u64 dropped, int cap)
 {
-	if (!policy->dropped_caps)
+	if (!dropped)
 		return false;
-	return cap < 0 || cap >= 64 || (policy->dropped_caps >> cap) & 1;
+	return cap < 0 || cap >= 64 || (dropped >> cap) & 1;
 }
 
 /* include/uapi/linux/capability.h */
@@ -66,12 +66,15 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 	struct cgward_cgroup_policy *policy;
 	struct event_scratch *scratch;
 	__u64 cgroup_id;
-	bool installed;
+	bool installed, own;
 
 	if (ret)
 		return ret;
 	policy = current_policy(&cgroup_id);
-	if (!policy || !cap_dropped(policy, cap) || BPF_CORE_READ(ns, level))
+	if (!policy || BPF_CORE_READ(ns, level))
+		return 0;
+	own = cap_dropped(policy->dropped_caps, cap);
+	if (!own && !cap_dropped(policy->mandatory_dropped_caps, cap))
 		return 0;
 	installed = installed_credentials(cred);
 	if (installed && cap >= 0 && cap < 64 && (OVERLAY_CAPS & BIT(cap)))
@@ -80,6 +83,9 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 		scratch =
 		    report_begin(policy, cgroup_id, CGWARD_OP_CAPABILITY, CGWARD_REASON_CAPABILITY);
 		if (scratch) {
+			/* The policy that dropped it: the cgroup's own first, as walks decide. */
+			if (!own)
+				scratch->event.policy_id = policy->mandatory_id;
 			scratch->event.arg = (__u32)cap;
 			report_send(scratch, policy);
 		}

@@ -151,6 +151,8 @@ struct cgward_cgroup_policy {
 	 * may, as in a binding migrated from ABI 7.
 	 */
 	__u64 dropped_caps;
+	/* mandatory_id's own, which hold too (its denies are counted under it). */
+	__u64 mandatory_dropped_caps;
 #ifdef CGWARD_TEST_RELAYOUT
 	__u64 inherited_from; /* build/relayout's: the parent cgroup, set by cgroup_mkdir */
 #endif

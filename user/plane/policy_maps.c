@@ -147,7 +147,7 @@ int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
 	if (!(policy->flags & CGWARD_POLICY_MANDATORY))
 		return 0;
 	current.mandatory_id = policy->policy_id;
-	current.dropped_caps |= policy->dropped_caps;
+	current.mandatory_dropped_caps = policy->dropped_caps;
 	return policy_maps_bind_cgroup(maps, cgroup_id, &current);
 }
 
@@ -177,7 +177,7 @@ int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id
 		policy.flags = (flags & inherited.flags & CGWARD_POLICY_AUDIT) |
 			       ((flags | inherited.flags) & CGWARD_POLICY_NO_UNIX_OUTSIDE) |
 			       stricter_network(flags, inherited.flags);
-		policy.dropped_caps |= inherited.dropped_caps;
+		policy.mandatory_dropped_caps = inherited.dropped_caps;
 	}
 	return policy_maps_bind_cgroup(maps, cgroup_id, &policy);
 }
