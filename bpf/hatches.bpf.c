@@ -234,7 +234,6 @@ int BPF_PROG(uring_override_creds, const struct cred *new, int ret)
 
 	if (ret || !current_policy(&cgroup_id))
 		return ret;
-	overlay_forget_creation(new);
 	if (new == BPF_CORE_READ(task, real_cred))
 		return 0;
 	return deny_hatch(CGWARD_OP_URING_PERSONALITY, NULL, NULL, NULL, 0);

@@ -31,8 +31,9 @@
  * override_creds() itself; the kernel paths that override credentials in a
  * task's context (io_uring personalities, faccessat, core dumps, cachefiles)
  * use their own cred objects, never an overlay's creator_cred, so they are
- * judged as before; an io_uring personality that happens to sit where a
- * creation's freed credential was is forgotten as it is installed. The upper and lower layers
+ * judged as before; an io_uring personality other than the task's own
+ * credentials is refused (uring_override_creds), and a task's own are never
+ * taken for overlayfs'. The upper and lower layers
  * reached by their own paths are judged by those paths: the task's own credentials are in effect
  * then. Overlayfs writes only the upper and work directories, and only what the judged operation
  * implies: the same change on the upper file, or a copy-up, which changes nothing the overlay
@@ -94,10 +95,6 @@ static __always_inline bool overlay_own_work(struct super_block *path_sb,
 }
 
 static __always_inline void overlay_note_creation(struct dentry *dentry, const struct cred *cred)
-{
-}
-
-static __always_inline void overlay_forget_creation(const struct cred *cred)
 {
 }
 #else
@@ -180,20 +177,6 @@ static __always_inline bool overlay_creating(struct task_struct *task, const str
 	struct overlay_creation *creation = bpf_task_storage_get(&overlay_creations, task, 0, 0);
 
 	return creation && creation->cred == (__u64)cred && creation->overlay_sb == (__u64)overlay;
-}
-
-/*
- * A credential installed by anything but overlayfs (an io_uring
- * personality) may have been allocated where a creation's, freed since,
- * was: the thread's record no longer names it.
- */
-static __always_inline void overlay_forget_creation(const struct cred *cred)
-{
-	struct overlay_creation *creation =
-	    bpf_task_storage_get(&overlay_creations, bpf_get_current_task_btf(), 0, 0);
-
-	if (creation && creation->cred == (__u64)cred)
-		creation->cred = 0;
 }
 
 /* The upper file system of the overlay the thread is writing through, if overlayfs is at work. */

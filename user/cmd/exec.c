@@ -6,7 +6,6 @@
 #include <linux/types.h>
 
 #include "capabilities.h"
-#include "capabilities.h"
 #include "cgward_abi.h"
 #include "exec.h"
 #include "exec_run.h"

@@ -317,8 +317,8 @@ static const struct {
     {"bpf_lsm_uring_cmd", -1, 0, "uring_cmd",
      "no such hook before 6.0, nor io_uring commands that reach drivers"},
     {"bpf_lsm_uring_override_creds", -1, 0, "uring_override_creds",
-     "no such hook before 5.12, where overlayfs' own capability checks are not told apart "
-     "either"},
+     "no such hook before 5.12: io_uring personalities are not refused (io_uring makes no "
+     "socket there, so none reaches a privileged netlink family)"},
 };
 
 /*
