@@ -4,10 +4,91 @@
  * clock, network, kernel log, I/O ports, reboot. Each takes a capability
  * against the initial user namespace, which capable() is asked for before
  * the change, whatever system call makes it. A boundary allows only the
- * capabilities its policy kept. One held in a user namespace the task made
- * reaches only what that namespace owns, and is not judged.
+ * capabilities its policy kept.
+ *
+ * A task whose credentials are in a user namespace (unshare -r, bwrap
+ * --unshare-user) holds capabilities only over what that namespace owns,
+ * and is not judged. One of the initial namespace is judged whatever
+ * namespace it acts on: over another, the kernel grants it what it holds in
+ * the initial one, or everything to the namespace's owner, and setns(2)
+ * into a rootless container's namespaces (through a pidfd, which asks no
+ * ptrace access) would reach their network. Only over a user namespace its
+ * boundary made is it not judged: making one with others (unshare -Urn,
+ * clone) asks for SYS_ADMIN over it with the maker's credentials.
  */
 #include "decision.bpf.h"
+
+struct user_namespace_maker {
+	__u64 cred; /* struct cred *: the entry goes with it (cred_free) */
+	__u64 boundary_id;
+	__u32 policy_id;
+	__u32 unused;
+};
+
+/*
+ * A user namespace (struct user_namespace *) that a task of a boundary
+ * made, while the credentials made with it live: the namespace lives as
+ * long, so a key is never a later namespace at the same address. Full, a
+ * namespace goes unrecorded, and checks over it are judged.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct user_namespace_maker);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} user_namespaces_made SEC(".maps");
+
+/*
+ * unshare(2) and clone(2) with CLONE_NEWUSER both make the namespace here,
+ * in new credentials, before they ask for SYS_ADMIN over it to make the
+ * other namespaces. No LSM hook follows the making (userns_create, 6.1+,
+ * precedes it).
+ */
+SEC("fexit/create_user_ns")
+int BPF_PROG(create_user_ns, struct cred *new, int ret)
+{
+	struct user_namespace_maker maker = {.cred = (__u64) new};
+	struct cgward_cgroup_policy *policy;
+	__u64 cgroup_id, ns;
+
+	if (ret)
+		return 0;
+	policy = current_policy(&cgroup_id);
+	if (!policy)
+		return 0;
+	ns = (__u64)BPF_CORE_READ(new, user_ns);
+	maker.boundary_id = policy->boundary_id;
+	maker.policy_id = policy->policy_id;
+	bpf_map_update_elem(&user_namespaces_made, &ns, &maker, BPF_ANY);
+	return 0;
+}
+
+SEC("lsm/cred_free")
+int BPF_PROG(cred_free, struct cred *cred)
+{
+	struct user_namespace_maker *maker;
+	__u64 ns;
+
+	if (!BPF_CORE_READ(cred, user_ns, level))
+		return 0;
+	ns = (__u64)BPF_CORE_READ(cred, user_ns);
+	maker = bpf_map_lookup_elem(&user_namespaces_made, &ns);
+	if (maker && maker->cred == (__u64)cred)
+		bpf_map_delete_elem(&user_namespaces_made, &ns);
+	return 0;
+}
+
+/* Whether ns is a user namespace that a task of policy's boundary made. */
+static __always_inline bool made_in_boundary(const struct cgward_cgroup_policy *policy,
+					     struct user_namespace *ns)
+{
+	__u64 key = (__u64)ns;
+	struct user_namespace_maker *maker = bpf_map_lookup_elem(&user_namespaces_made, &key);
+
+	return maker && maker->boundary_id == policy->boundary_id &&
+	       maker->policy_id == policy->policy_id;
+}
 
 /* include/linux/security.h: the kernel probes (the task does not act) and wants no record. */
 #define CAP_OPT_NOAUDIT (1U << 1)
@@ -71,7 +152,7 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 	if (ret)
 		return ret;
 	policy = current_policy(&cgroup_id);
-	if (!policy || BPF_CORE_READ(ns, level))
+	if (!policy || BPF_CORE_READ(cred, user_ns, level) || made_in_boundary(policy, ns))
 		return 0;
 	own = cap_dropped(policy->dropped_caps, cap);
 	if (!own && !cap_dropped(policy->mandatory_dropped_caps, cap))

@@ -15,6 +15,12 @@ const volatile __u64 rename_lock_addr = 0;
  * mounted on, or from a dentry to its parent. False at the root of the mount
  * namespace (or of a pseudo file system), where every path ends. Without a
  * mount (inode hooks), the walk stays within the dentry's file system.
+ *
+ * In a mount namespace that a user namespace owns, the walk stays within
+ * the file system too: a task there may have placed any of its mounts
+ * (mounts.bpf.c allows them), a bind of /etc beneath a write root included,
+ * and the kernel's MNT_LOCKED tells no more than that a parent namespace
+ * placed it, which may be the task's own nested one.
  */
 static __always_inline bool step_up(struct walk_pos *pos)
 {
@@ -25,10 +31,14 @@ static __always_inline bool step_up(struct walk_pos *pos)
 		parent = BPF_CORE_READ(mnt, mnt_parent);
 		if (parent == mnt)
 			return false;
-		pos->dentry = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
-		pos->mnt = (__u64)parent;
-		pos->crossed_mount = 1;
-		return true;
+		if (BPF_CORE_READ(mnt, mnt_ns, user_ns, level) > 0) {
+			pos->mnt = 0;
+		} else {
+			pos->dentry = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+			pos->mnt = (__u64)parent;
+			pos->crossed_mount = 1;
+			return true;
+		}
 	}
 	up = BPF_CORE_READ(dentry, d_parent);
 	if (up == dentry)

@@ -174,6 +174,7 @@ static __always_inline struct vfsmount *guess_mount(struct dentry *dentry)
 }
 
 #define TMPFS_MAGIC	  0x01021994
+#define RAMFS_MAGIC	  0x858458f6
 #define EXT4_SUPER_MAGIC  0xef53
 #define XFS_SUPER_MAGIC	  0x58465342
 #define BTRFS_SUPER_MAGIC 0x9123683e
@@ -672,6 +673,25 @@ static __noinline bool own_proc_entry(const struct cgward_cgroup_policy *policy,
 }
 
 /*
+ * Whether sb is a tmpfs or ramfs that a task of policy's boundary mounted in
+ * a mount namespace of a user namespace (mounts.bpf.c): memory that only its
+ * namespace reaches, where every write is inside.
+ */
+static __always_inline bool own_namespace_fs(const struct cgward_cgroup_policy *policy,
+					     struct super_block *sb)
+{
+	struct namespace_fs *owner;
+	struct inode *root;
+
+	if (sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC)
+		return false;
+	root = sb->s_root->d_inode;
+	owner = root ? bpf_inode_storage_get(&namespace_fs, root, 0, 0) : NULL;
+	return owner && owner->policy_id == policy->policy_id &&
+	       owner->boundary_id == policy->boundary_id;
+}
+
+/*
  * The decision for an operation on one or two targets (rename and link have
  * two), under the calling task's policy (current_policy(), not NULL).
  * typed: the request's dentries are typed pointers (BTF), as the hooks'
@@ -690,6 +710,9 @@ static __always_inline int decide_for(const struct cgward_cgroup_policy *policy,
 		result.reason = CGWARD_REASON_PROTECTED_FS;
 	} else if (overlay_own_work(path_sb, target_sb)) {
 		return 0;
+	} else if (typed && path_sb && (!target_sb || target_sb == path_sb) &&
+		   own_namespace_fs(policy, path_sb)) {
+		return 0; /* a tmpfs of the boundary's own user namespace: its memory */
 	} else if (typed && path_magic == PROC_SUPER_MAGIC && !request->target.dentry &&
 		   own_proc_entry(policy, request->path.dentry)) {
 		return 0; /* the boundary's own process: inside, whatever the roots */

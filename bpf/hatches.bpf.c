@@ -2,105 +2,14 @@
 /*
  * Escape hatches: operations that would lift or route around the write
  * boundary instead of writing through it. A task of an enforced cgroup may
- * not change any mount tree (a new mount namespace included), call bpf(),
- * load kernel code, start a child in another cgroup, make processes outside
- * wait on its fanotify verdicts, run io_uring requests as someone else, or
- * ptrace, signal, reprioritise or limit a task outside its boundary.
+ * not call bpf(), load kernel code, start a child in another cgroup, make
+ * processes outside wait on its fanotify verdicts, run io_uring requests as
+ * someone else, or ptrace, signal, reprioritise or limit a task outside its
+ * boundary. Mounts have their own file, mounts.bpf.c.
  */
-#include "decision.bpf.h"
+#include "hatch.bpf.h"
 
 #define PTRACE_MODE_ATTACH 0x02
-
-/* Reports op, with up to two paths it names (NULL: none), and returns the policy's verdict. */
-static __always_inline int deny_hatch(__u16 op, struct dentry *dentry, struct vfsmount *mnt,
-				      const struct path *target, __u32 arg)
-{
-	__u64 cgroup_id;
-	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
-	struct write_request request = {.op = op, .path = {.dentry = dentry, .mnt = mnt}};
-	struct event_scratch *scratch;
-
-	if (!policy)
-		return 0;
-	if (target) {
-		request.target.dentry = BPF_CORE_READ(target, dentry);
-		request.target.mnt = BPF_CORE_READ(target, mnt);
-	}
-	scratch = report_begin(policy, cgroup_id, op, CGWARD_REASON_ESCAPE_HATCH);
-	if (scratch) {
-		scratch->event.arg = arg;
-		if (dentry)
-			report_paths(scratch, &request);
-		report_send(scratch, policy);
-	}
-	return denied(policy);
-}
-
-static __always_inline int deny_hatch_at(__u16 op, const struct path *path,
-					 const struct path *target, __u32 arg)
-{
-	return deny_hatch(op, BPF_CORE_READ(path, dentry), BPF_CORE_READ(path, mnt), target, arg);
-}
-
-/*
- * A task in the same boundary (in_boundary) may be traced, signalled,
- * reprioritised and limited; any other may not.
- */
-static __always_inline int deny_outside_boundary(__u16 op, struct task_struct *task, __u32 arg)
-{
-	__u64 cgroup_id;
-	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
-	struct event_scratch *scratch;
-
-	if (!policy || in_boundary(policy, task))
-		return 0;
-	scratch = report_begin(policy, cgroup_id, op, CGWARD_REASON_OUTSIDE_BOUNDARY);
-	if (scratch) {
-		scratch->event.peer_pid = BPF_CORE_READ(task, tgid);
-		scratch->event.arg = arg;
-		report_send(scratch, policy);
-	}
-	return denied(policy);
-}
-
-/* mount(2) of any kind: a bind or a tmpfs over a directory would change what a path reaches. */
-SEC("lsm/sb_mount")
-int BPF_PROG(sb_mount, const char *dev_name, const struct path *path, const char *type,
-	     unsigned long flags, void *data, int ret)
-{
-	if (ret)
-		return ret;
-	return deny_hatch_at(CGWARD_OP_MOUNT, path, NULL, (__u32)flags);
-}
-
-/*
- * Attaches what open_tree(2) cloned or fsmount(2) made. Both stay harmless
- * while detached: no write root is beneath a detached tree, so writes into
- * it are already denied.
- */
-SEC("lsm/move_mount")
-int BPF_PROG(move_mount, const struct path *from_path, const struct path *to_path, int ret)
-{
-	if (ret)
-		return ret;
-	return deny_hatch_at(CGWARD_OP_MOVE_MOUNT, from_path, to_path, 0);
-}
-
-SEC("lsm/sb_umount")
-int BPF_PROG(sb_umount, struct vfsmount *mnt, int flags, int ret)
-{
-	if (ret)
-		return ret;
-	return deny_hatch(CGWARD_OP_UMOUNT, BPF_CORE_READ(mnt, mnt_root), mnt, NULL, (__u32)flags);
-}
-
-SEC("lsm/sb_pivotroot")
-int BPF_PROG(sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
-{
-	if (ret)
-		return ret;
-	return deny_hatch_at(CGWARD_OP_PIVOT_ROOT, new_path, old_path, 0);
-}
 
 /*
  * bpf(2) could detach these programs or rewrite their maps. The hook gained
@@ -278,18 +187,4 @@ int BPF_PROG(path_notify, const struct path *path, __u64 mask, unsigned int obj_
 	if (!(mask & FS_PERMISSION_EVENTS))
 		return 0;
 	return deny_hatch_at(CGWARD_OP_FANOTIFY_PERM, path, NULL, (__u32)mask);
-}
-
-/*
- * fsconfig(2) on a context from fspick(2) reconfigures a mounted file
- * system (a remount: read-only, sizes, options) without sb_mount, and one
- * from fsopen(2) configures a new one. Every parameter passes here, and
- * mount(2), which also parses through it, is denied earlier at sb_mount.
- */
-SEC("lsm/fs_context_parse_param")
-int BPF_PROG(fs_context_parse_param, struct fs_context *fc, struct fs_parameter *param, int ret)
-{
-	if (ret)
-		return ret;
-	return deny_hatch(CGWARD_OP_FSCONFIG, BPF_CORE_READ(fc, root), NULL, NULL, 0);
 }

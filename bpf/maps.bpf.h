@@ -58,6 +58,24 @@ struct {
 } walk_cache SEC(".maps") __weak;
 
 /*
+ * On the root inode of a tmpfs or ramfs that a boundary's task mounted in a
+ * user namespace's mount namespace: that boundary (mounts.bpf.c). The
+ * programs' own, freed with the file system; a plane loaded since knows none.
+ */
+struct namespace_fs {
+	__u64 boundary_id;
+	__u32 policy_id;
+	__u32 unused;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct namespace_fs);
+} namespace_fs SEC(".maps") __weak;
+
+/*
  * cgroup id -> boot time of the exec that started its workload, for the
  * cgroups bound under CGWARD_POLICY_FROM_EXEC. Written by the kernel side at
  * that exec (and by the agent for a container it finds already running);

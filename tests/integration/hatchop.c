@@ -546,6 +546,22 @@ static int userns_sethostname(const char *name)
 	return sethostname(name, strlen(name));
 }
 
+/*
+ * Enters the user and UTS namespaces of process pid through a pidfd (no
+ * ptrace access asked, unlike /proc/PID/ns) and names that UTS namespace.
+ */
+static int setns_sethostname(int pid, const char *name)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int ret;
+
+	if (fd < 0)
+		return SETUP_FAILED;
+	ret = setns(fd, CLONE_NEWUSER | CLONE_NEWUTS);
+	close(fd);
+	return ret ? ret : sethostname(name, strlen(name));
+}
+
 static int userns_lo_up(void)
 {
 	struct ifreq ifr = {.ifr_name = "lo"};
@@ -642,6 +658,8 @@ static int run(int argc, char **argv)
 		return prlimit_nofile(atoi(a), atol(b));
 	if (!strcmp(op, "userns-sethostname") && a)
 		return userns_sethostname(a);
+	if (!strcmp(op, "setns-sethostname") && a && b)
+		return setns_sethostname(atoi(a), b);
 	if (!strcmp(op, "userns-lo-up"))
 		return userns_lo_up();
 	fprintf(stderr, "hatchop: unknown operation or missing argument: %s\n", op);

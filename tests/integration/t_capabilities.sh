@@ -400,8 +400,7 @@ test_user_namespace_capabilities_stay_allowed() {
 	expect_capability CAP_SYS_ADMIN
 	: >"$EV"
 	# Tools that map root in their namespace: they write /proc/self/uid_map,
-	# which needs issue 40. (bwrap --unshare-user maps it too, then mounts,
-	# which stays denied: t_proc_self.sh.)
+	# which needs issue 40. (bwrap --unshare-user: t_userns_mounts.sh.)
 	modprobe dummy numdummies=0
 	expect "$(lines 0 ok)" cgx --root "$W" -- sh -c "unshare -r id -u
 		unshare -rn ip link add cgwtest type dummy && echo ok"

@@ -150,16 +150,6 @@ test_a_user_namespace_entered_from_outside_keeps_its_maps() {
 	kill "$waiting"
 }
 
-# bubblewrap maps its user namespace (inside now), then mounts in its own
-# mount namespace, which stays denied: a bind mount of a directory outside
-# beneath a root would let writes through (docs/threat-model.md).
-test_bwrap_maps_its_namespace_but_its_mounts_stay_denied() {
-	expect_status 1 cgx --root "$W" -- bwrap --unshare-user --ro-bind / / true
-	expect_events 1 '.op == "mount" and .reason == "escape_hatch"'
-	expect_events 1 true
-	expect_status 0 bwrap --unshare-user --ro-bind / / true
-}
-
 # Debian's chromium, as a user through the exec socket: its sandbox makes a
 # user namespace for its zygote (setgroups, uid_map, gid_map) and raises its
 # renderers' oom_score_adj; without a usable sandbox it refuses to start.
