@@ -33,6 +33,7 @@
 #include "exec_socket.h"
 #include "exec_spawn.h"
 #include "json.h"
+#include "proc_field.h"
 #include "roots.h"
 #include "wait_loop.h"
 
@@ -248,26 +249,6 @@ static int admit(struct exec_service *svc, struct exec_service_user *user, char 
 		return -EUSERS;
 	}
 	return 0;
-}
-
-int read_proc_field(const char *path, const char *field, long values[2])
-{
-	char line[256];
-	size_t len = strlen(field);
-	FILE *f = fopen(path, "r");
-	int ret = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, field, len) == 0 &&
-		    sscanf(line + len, "%ld %ld", &values[0], &values[1]) >= 1) {
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
 }
 
 /*
