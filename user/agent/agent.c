@@ -23,6 +23,7 @@
 
 #include "agent.h"
 #include "cgroup.h"
+#include "clock.h"
 #include "container_meta.h"
 #include "cri_client.h"
 #include "event_socket.h"
@@ -732,7 +733,7 @@ static void retry_unresolved(struct agent *a)
 
 	if (read(a->retry_timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return;
-	next = agent_tree_retry_unresolved(&a->tree, wait_loop_now_ms());
+	next = agent_tree_retry_unresolved(&a->tree, monotonic_ms());
 	at.it_value.tv_sec = (time_t)(next / 1000);
 	at.it_value.tv_nsec = (long)(next % 1000) * 1000000;
 	/* 0: disarmed. */

@@ -15,10 +15,10 @@
 #include "capabilities.h"
 #include "cgroup.h"
 #include "cgward_abi.h"
+#include "clock.h"
 #include "container_meta.h"
 #include "cri_client.h"
 #include "pod_identity.h"
-#include "wait_loop.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_ONLYDIR)
 /* A pod's labels are asked for while its container is being set up: not for long. */
@@ -411,7 +411,7 @@ static void schedule_resolve(struct agent_cgroup *cg, bool unresolved)
 		cg->resolve_tries = 0;
 		cg->resolve_at_ms = 0;
 	} else if (!cg->resolve_at_ms) {
-		cg->resolve_at_ms = wait_loop_now_ms() + RESOLVE_RETRY_FIRST_MS;
+		cg->resolve_at_ms = monotonic_ms() + RESOLVE_RETRY_FIRST_MS;
 	}
 }
 

@@ -27,6 +27,7 @@
 #include "agent.h"
 #include "capabilities.h"
 #include "cgward_abi.h"
+#include "clock.h"
 #include "event_socket.h"
 #include "exec_message.h"
 #include "exec_run.h"
@@ -221,7 +222,7 @@ static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
 		svc->cap_users = cap;
 	}
 	svc->users[svc->n_users] = (struct exec_service_user){
-	    .uid = uid, .tokens = svc->config.request_burst, .refilled_ms = wait_loop_now_ms()};
+	    .uid = uid, .tokens = svc->config.request_burst, .refilled_ms = monotonic_ms()};
 	return &svc->users[svc->n_users++];
 }
 
@@ -229,7 +230,7 @@ static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
 static int admit(struct exec_service *svc, struct exec_service_user *user, char *err, size_t errlen)
 {
 	const struct exec_socket_config *c = &svc->config;
-	__u64 now = wait_loop_now_ms();
+	__u64 now = monotonic_ms();
 
 	user->tokens += (double)(now - user->refilled_ms) * c->requests_per_second / 1000.0;
 	if (user->tokens > c->request_burst)

@@ -15,9 +15,9 @@
 #include "cgward.skel.h"
 #include "cgward_object.h"
 #include "cgward_abi.h"
+#include "clock.h"
 #include "loader.h"
 #include "plane.h"
-#include "wait_loop.h"
 
 /*
  * Every map but the programs' own: event_scratch (per-CPU scratch space) and
@@ -381,9 +381,9 @@ static size_t pinned_prog_ids(const char *dir, __u32 *ids)
 
 static int wait_programs_released(const __u32 *ids, size_t n)
 {
-	__u64 deadline = wait_loop_now_ms() + PROGRAMS_RELEASE_WAIT_MS;
+	__u64 deadline = monotonic_ms() + PROGRAMS_RELEASE_WAIT_MS;
 
-	while (wait_loop_now_ms() < deadline) {
+	while (monotonic_ms() < deadline) {
 		size_t alive = 0;
 
 		for (size_t i = 0; i < n; i++) {
