@@ -16,7 +16,6 @@
 
 #include "capabilities.h"
 #include "cgward_abi.h"
-#include "exec_message.h"
 #include "pod_identity.h"
 #include "selector.h"
 
