@@ -24,7 +24,7 @@
 #include <jansson.h>
 #include <linux/types.h>
 
-#include "agent.h"
+#include "agent_tree.h"
 #include "capabilities.h"
 #include "cgward_abi.h"
 #include "clock.h"

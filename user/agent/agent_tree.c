@@ -11,7 +11,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
-#include "agent.h"
+#include "agent_tree.h"
 #include "capabilities.h"
 #include "cgroup.h"
 #include "cgward_abi.h"
