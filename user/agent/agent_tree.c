@@ -25,13 +25,16 @@
 #define CRI_TIMEOUT_MS 2000
 
 /*
- * The test bpf/cgroup_inherit.bpf.c makes: "cgward-" and a digit, the shape
+ * The test bpf/cgroup_inherit.bpf.c makes: the prefix and a digit, the shape
  * of a `cgward exec` cgroup. Both sides must agree, or the agent would bind
  * what the kernel side left to the exec.
  */
 static bool is_exec_cgroup_name(const char *name)
 {
-	return strncmp(name, "cgward-", 7) == 0 && name[7] >= '0' && name[7] <= '9';
+	size_t len = strlen(EXEC_CGROUP_NAME_PREFIX);
+
+	return strncmp(name, EXEC_CGROUP_NAME_PREFIX, len) == 0 && name[len] >= '0' &&
+	       name[len] <= '9';
 }
 
 static bool has_exec_component(const char *path)
