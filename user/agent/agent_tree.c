@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "container_meta.h"
 #include "cri_client.h"
+#include "grow_array.h"
 #include "pod_identity.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_ONLYDIR)
@@ -142,20 +143,6 @@ static __u32 rule_flags(const struct policy_rule *rule)
 	       (rule->no_unix_outside ? CGWARD_POLICY_NO_UNIX_OUTSIDE : 0);
 }
 
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-	void *grown;
-
-	if (n < *cap)
-		return 0;
-	grown = realloc(*items, (*cap ? 2 * *cap : 64) * size);
-	if (!grown)
-		return -ENOMEM;
-	*items = grown;
-	*cap = *cap ? 2 * *cap : 64;
-	return 0;
-}
-
 static struct agent_cgroup *find_path(const struct agent_tree *tree, const char *path)
 {
 	for (size_t i = 0; i < tree->n_cgroups; i++) {
@@ -225,8 +212,8 @@ static int remember(struct agent_tree *tree, __u64 id, const char *path, int rul
 	struct agent_cgroup *cg = find_path(tree, path);
 
 	if (!cg) {
-		if (grow((void **)&tree->cgroups, &tree->cap_cgroups, tree->n_cgroups,
-			 sizeof(*tree->cgroups)))
+		if (grow_array((void **)&tree->cgroups, &tree->cap_cgroups, tree->n_cgroups + 1,
+			       sizeof(*tree->cgroups)))
 			return -ENOMEM;
 		cg = &tree->cgroups[tree->n_cgroups];
 		*cg = (struct agent_cgroup){.path = strdup(path)};
@@ -377,8 +364,8 @@ static int watch_dir(struct agent_tree *tree, const char *abs, const char *path)
 			return 0;
 		}
 	}
-	if (grow((void **)&tree->watches, &tree->cap_watches, tree->n_watches,
-		 sizeof(*tree->watches))) {
+	if (grow_array((void **)&tree->watches, &tree->cap_watches, tree->n_watches + 1,
+		       sizeof(*tree->watches))) {
 		free(copy);
 		return -ENOMEM;
 	}

@@ -106,7 +106,7 @@ struct policy_diag {
 /* Sorted by line, then column. */
 struct policy_diags {
 	struct policy_diag *items;
-	size_t n;
+	size_t n, capacity;
 };
 
 /*
