@@ -453,10 +453,12 @@ build-bench: $(BENCH_BINS)
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/')
 
+# The static checks: clang-format, and user/'s include rules (tests/layering).
 check-format:
 	@bad=$$(for f in $$(git ls-files '*.c' '*.h' | grep -v '^vmlinux/'); do \
 		clang-format --dry-run -Werror $$f >/dev/null 2>&1 || echo $$f; done); \
 	if [ -n "$$bad" ]; then echo "not clang-formatted: $$bad"; exit 1; fi
+	@tests/layering
 
 clean:
 	rm -rf $(BUILD)

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,13 +21,12 @@
 #include <sys/timerfd.h>
 
 #include "agent.h"
+#include "agent_tree.h"
 #include "cgroup.h"
-#include "container_meta.h"
-#include "cri_client.h"
+#include "clock.h"
 #include "event_socket.h"
 #include "event_stream.h"
 #include "events.h"
-#include "exec_message.h"
 #include "exec_socket.h"
 #include "exit_codes.h"
 #include "gc.h"
@@ -38,20 +36,6 @@
 #include "policy.h"
 #include "policy_maps.h"
 #include "wait_loop.h"
-
-struct agent_options {
-	const char *policy_path;
-	const char *events_path;
-	const char *socket_path;
-	const char *bpffs;
-	const char *metrics_address; /* --metrics ADDR:PORT, or NULL: not served */
-	const char *bundle_dirs[16]; /* --bundles DIR..., or the CRI runtimes' defaults */
-	const char *cri_socket;	     /* --cri-socket PATH: pods' labels */
-	const char *exec_socket;     /* --exec-socket PATH or off; NULL: the policy file's */
-	size_t n_bundle_dirs;
-	bool unload;
-	bool force;
-};
 
 /* What the agent holds, released by agent_cleanup(). */
 struct agent {
@@ -88,170 +72,6 @@ struct agent {
 	struct metrics_server *metrics; /* NULL without --metrics */
 	__u64 reloads[METRICS_RELOAD_RESULTS];
 };
-
-static const char usage[] =
-    "Usage: cgward agent --policy FILE [--events FILE] [--socket PATH] [--bpffs DIR]\n"
-    "                    [--metrics [ADDR:]PORT] [--bundles DIR]... [--cri-socket PATH]\n"
-    "                    [--exec-socket PATH|off]\n"
-    "       cgward agent --unload [--force] [--bpffs DIR]\n"
-    "Enforce a policy file (policy/schema.md) on every cgroup of this host.\n"
-    "\n"
-    "The programs and maps are pinned under DIR, so enforcement outlives the agent;\n"
-    "an agent (or cgward exec) that finds them pinned adopts them: nothing is\n"
-    "attached twice.\n"
-    "Every existing cgroup and each new one is bound to the rule that selects it.\n"
-    "SIGHUP, or a change to FILE, reloads it: an invalid file is reported and the\n"
-    "policy in force stays. SIGTERM and SIGINT stop the agent, enforcement stays.\n"
-    "\n"
-    "  -p, --policy FILE  the policy file\n"
-    "      --events FILE  also append deny and reload events (JSON lines) to FILE;\n"
-    "                     they always go to stdout\n"
-    "      --socket PATH  serve them to cgward events on this unix socket, root's\n"
-    "                     only (default " EVENT_SOCKET_PATH ")\n"
-    "      --exec-socket PATH|off\n"
-    "                     confine cgward exec runs of users who are not root,\n"
-    "                     asked on this socket (default the policy file's\n"
-    "                     exec_socket, else " EXEC_SOCKET_PATH ", mode 0666);\n"
-    "                     off: not served\n"
-    "      --bpffs DIR    where to pin (default " PLANE_DIR ")\n"
-    "      --unload       remove the pins under DIR: enforcement ends (as cgward\n"
-    "                     unload); refused while cgroups are bound\n"
-    "      --force        with --unload: unload even though cgroups are bound\n"
-    "      --metrics [ADDR:]PORT\n"
-    "                     serve Prometheus metrics at http://ADDR:PORT/metrics; ADDR\n"
-    "                     is an IPv4 or [IPv6] address, default " METRICS_DEFAULT_ADDRESS "\n"
-    "                     (off by default)\n"
-    "      --bundles DIR  where the CRI runtime keeps each container's OCI bundle\n"
-    "                     (DIR/<id>/config.json, or CRI-O's DIR/<id>/userdata/):\n"
-    "                     names Kubernetes containers for the kubernetes selector\n"
-    "                     and events; may repeat (default " CONTAINERD_BUNDLES "\n"
-    "                     and " CRIO_BUNDLES ")\n"
-    "      --cri-socket PATH\n"
-    "                     the CRI runtime's socket, asked for pods' labels and\n"
-    "                     annotations (PodSandboxStatus) when a rule selects by\n"
-    "                     them and the bundle does not carry them (containerd's);\n"
-    "                     default " CRI_DEFAULT_SOCKET "\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "Exit status: 0 stopped by SIGTERM or SIGINT, or unloaded; 1 a runtime error\n"
-    "(or --unload failed, or another build migrated the plane, or unloaded it);\n"
-    "2 invalid options or policy (each error printed as\n"
-    "FILE:LINE:COL: error: MESSAGE), nothing loaded; 125 enforcement (or the\n"
-    "metrics endpoint) could not be set up.\n";
-
-enum {
-	OPT_EVENTS = 256,
-	OPT_SOCKET,
-	OPT_BPFFS,
-	OPT_UNLOAD,
-	OPT_FORCE,
-	OPT_METRICS,
-	OPT_BUNDLES,
-	OPT_CRI_SOCKET,
-	OPT_EXEC_SOCKET
-};
-
-static const struct option long_options[] = {
-    {"policy", required_argument, NULL, 'p'},
-    {"events", required_argument, NULL, OPT_EVENTS},
-    {"socket", required_argument, NULL, OPT_SOCKET},
-    {"bpffs", required_argument, NULL, OPT_BPFFS},
-    {"unload", no_argument, NULL, OPT_UNLOAD},
-    {"force", no_argument, NULL, OPT_FORCE},
-    {"metrics", required_argument, NULL, OPT_METRICS},
-    {"bundles", required_argument, NULL, OPT_BUNDLES},
-    {"cri-socket", required_argument, NULL, OPT_CRI_SOCKET},
-    {"exec-socket", required_argument, NULL, OPT_EXEC_SOCKET},
-    {"help", no_argument, NULL, 'h'},
-    {},
-};
-
-/* Returns 0 to run, 1 when --help was shown, negative on a usage error. */
-static int parse_options(int argc, char **argv, struct agent_options *opt)
-{
-	int c;
-
-	opt->bpffs = PLANE_DIR;
-	opt->socket_path = EVENT_SOCKET_PATH;
-	opt->cri_socket = CRI_DEFAULT_SOCKET;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			opt->policy_path = optarg;
-			break;
-		case OPT_EVENTS:
-			opt->events_path = optarg;
-			break;
-		case OPT_SOCKET:
-			opt->socket_path = optarg;
-			break;
-		case OPT_BPFFS:
-			opt->bpffs = optarg;
-			break;
-		case OPT_UNLOAD:
-			opt->unload = true;
-			break;
-		case OPT_FORCE:
-			opt->force = true;
-			break;
-		case OPT_METRICS:
-			opt->metrics_address = optarg;
-			break;
-		case OPT_BUNDLES:
-			if (opt->n_bundle_dirs ==
-			    sizeof(opt->bundle_dirs) / sizeof(*opt->bundle_dirs)) {
-				fprintf(stderr, "cgward: agent: too many --bundles\n%s", usage);
-				return -EINVAL;
-			}
-			opt->bundle_dirs[opt->n_bundle_dirs++] = optarg;
-			break;
-		case OPT_CRI_SOCKET:
-			opt->cri_socket = optarg;
-			break;
-		case OPT_EXEC_SOCKET:
-			if (strcmp(optarg, "off") != 0 &&
-			    (optarg[0] != '/' ||
-			     strlen(optarg) >= sizeof(((struct exec_socket_config *)0)->path))) {
-				fprintf(stderr,
-					"cgward: agent: --exec-socket must be off or an absolute "
-					"path shorter than 108 bytes\n%s",
-					usage);
-				return -EINVAL;
-			}
-			opt->exec_socket = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		default:
-			fputs(usage, stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "cgward: agent: unexpected argument '%s'\n%s", argv[optind], usage);
-		return -EINVAL;
-	}
-	if (opt->metrics_address && !opt->unload) {
-		struct sockaddr_storage addr;
-		char err[256];
-
-		if (metrics_parse_address(opt->metrics_address, &addr, err, sizeof(err))) {
-			fprintf(stderr, "cgward: agent: --metrics %s\n%s", err, usage);
-			return -EINVAL;
-		}
-	}
-	if (opt->n_bundle_dirs == 0) {
-		opt->bundle_dirs[opt->n_bundle_dirs++] = CONTAINERD_BUNDLES;
-		opt->bundle_dirs[opt->n_bundle_dirs++] = CRIO_BUNDLES;
-	}
-	if (!opt->unload && !opt->policy_path) {
-		fprintf(stderr, "cgward: agent: --policy FILE is required\n%s", usage);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* A policy holds an open descriptor per root: far more than a soft limit of 1024. */
 static void raise_open_file_limit(void)
@@ -732,7 +552,7 @@ static void retry_unresolved(struct agent *a)
 
 	if (read(a->retry_timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return;
-	next = agent_tree_retry_unresolved(&a->tree, wait_loop_now_ms());
+	next = agent_tree_retry_unresolved(&a->tree, monotonic_ms());
 	at.it_value.tv_sec = (time_t)(next / 1000);
 	at.it_value.tv_nsec = (long)(next % 1000) * 1000000;
 	/* 0: disarmed. */
@@ -995,19 +815,6 @@ static int serve(struct agent *a)
 	}
 }
 
-/* --unload, as cgward unload does it. */
-static int unload(const struct agent_options *opt)
-{
-	char err[PATH_MAX + 256];
-
-	if (plane_unload(opt->bpffs, opt->force, err, sizeof(err))) {
-		fprintf(stderr, "cgward: %s\n", err);
-		return EXIT_RUNTIME_ERROR;
-	}
-	fprintf(stderr, "cgward: unloaded %s: enforcement ended\n", opt->bpffs);
-	return 0;
-}
-
 static void agent_cleanup(struct agent *a)
 {
 	metrics_stop(a->metrics); /* first: its scrapes read the pinned maps */
@@ -1040,9 +847,10 @@ static void agent_cleanup(struct agent *a)
 		close(a->events_fd);
 }
 
-int cmd_agent(int argc, char **argv)
+int agent_run(const struct agent_options *opt)
 {
-	struct agent a = {.events_fd = -1,
+	struct agent a = {.opt = *opt,
+			  .events_fd = -1,
 			  .policy_watch_fd = -1,
 			  .policy_target_wd = -1,
 			  .gc_timer_fd = -1,
@@ -1055,11 +863,6 @@ int cmd_agent(int argc, char **argv)
 	size_t n_errors;
 	int ret, status;
 
-	ret = parse_options(argc, argv, &a.opt);
-	if (ret)
-		return ret > 0 ? 0 : EXIT_USAGE;
-	if (a.opt.unload)
-		return unload(&a.opt);
 	raise_open_file_limit();
 	json_init(&a.line);
 	ret = read_policy(a.opt.policy_path, &file, err, sizeof(err));

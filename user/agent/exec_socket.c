@@ -24,15 +24,18 @@
 #include <jansson.h>
 #include <linux/types.h>
 
-#include "agent.h"
+#include "agent_tree.h"
 #include "capabilities.h"
 #include "cgward_abi.h"
+#include "clock.h"
 #include "event_socket.h"
 #include "exec_message.h"
 #include "exec_run.h"
 #include "exec_socket.h"
 #include "exec_spawn.h"
+#include "grow_array.h"
 #include "json.h"
+#include "proc_field.h"
 #include "roots.h"
 #include "wait_loop.h"
 
@@ -204,23 +207,15 @@ const char *exec_service_run_cgroup(const struct exec_service *svc, __u64 cgroup
 
 static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
 {
-	struct exec_service_user *grown;
-
 	for (size_t i = 0; i < svc->n_users; i++) {
 		if (svc->users[i].uid == uid)
 			return &svc->users[i];
 	}
-	if (svc->n_users == svc->cap_users) {
-		size_t cap = svc->cap_users ? 2 * svc->cap_users : 16;
-
-		grown = realloc(svc->users, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		svc->users = grown;
-		svc->cap_users = cap;
-	}
+	if (grow_array((void **)&svc->users, &svc->cap_users, svc->n_users + 1,
+		       sizeof(*svc->users)))
+		return NULL;
 	svc->users[svc->n_users] = (struct exec_service_user){
-	    .uid = uid, .tokens = svc->config.request_burst, .refilled_ms = wait_loop_now_ms()};
+	    .uid = uid, .tokens = svc->config.request_burst, .refilled_ms = monotonic_ms()};
 	return &svc->users[svc->n_users++];
 }
 
@@ -228,7 +223,7 @@ static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
 static int admit(struct exec_service *svc, struct exec_service_user *user, char *err, size_t errlen)
 {
 	const struct exec_socket_config *c = &svc->config;
-	__u64 now = wait_loop_now_ms();
+	__u64 now = monotonic_ms();
 
 	user->tokens += (double)(now - user->refilled_ms) * c->requests_per_second / 1000.0;
 	if (user->tokens > c->request_burst)
@@ -248,26 +243,6 @@ static int admit(struct exec_service *svc, struct exec_service_user *user, char 
 		return -EUSERS;
 	}
 	return 0;
-}
-
-int read_proc_field(const char *path, const char *field, long values[2])
-{
-	char line[256];
-	size_t len = strlen(field);
-	FILE *f = fopen(path, "r");
-	int ret = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, field, len) == 0 &&
-		    sscanf(line + len, "%ld %ld", &values[0], &values[1]) >= 1) {
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
 }
 
 /*
@@ -660,15 +635,8 @@ static void release_run(struct exec_service *svc, struct exec_service_run *run, 
 
 static int add_run(struct exec_service *svc, struct exec_service_run *run)
 {
-	if (svc->n_runs == svc->cap_runs) {
-		size_t cap = svc->cap_runs ? 2 * svc->cap_runs : 16;
-		struct exec_service_run **grown = realloc(svc->runs, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		svc->runs = grown;
-		svc->cap_runs = cap;
-	}
+	if (grow_array((void **)&svc->runs, &svc->cap_runs, svc->n_runs + 1, sizeof(*svc->runs)))
+		return -ENOMEM;
 	svc->runs[svc->n_runs++] = run;
 	return 0;
 }

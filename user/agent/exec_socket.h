@@ -93,7 +93,4 @@ void exec_service_adopt(struct exec_service *svc);
 /* Stops listening; the runs stay confined, adopted by the next agent. */
 void exec_service_close(struct exec_service *svc);
 
-/* A /proc/<pid>/status or fdinfo field's first numbers; -ENOENT when absent. */
-int read_proc_field(const char *path, const char *field, long values[2]);
-
 #endif

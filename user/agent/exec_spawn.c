@@ -22,9 +22,9 @@
 
 #include "cgward_abi.h"
 #include "exec_message.h"
-#include "exec_socket.h"
 #include "exec_spawn.h"
 #include "private_tmp.h"
+#include "proc_field.h"
 #include "spawn.h"
 
 /* The caller's namespaces the command joins; its user and pid namespaces must be the agent's. */

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <linux/types.h>
 
-#include "agent.h"
+#include "agent_tree.h"
 
 /* Where `--metrics PORT` listens: scrapes from other hosts need an address given. */
 #define METRICS_DEFAULT_ADDRESS "127.0.0.1"

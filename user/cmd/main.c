@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent.h"
+#include "agent_cmd.h"
 #include "doctor.h"
 #include "events_cmd.h"
 #include "exec.h"

@@ -102,7 +102,7 @@ int cmd_load(int argc, char **argv)
 	return 0;
 }
 
-static int unload(const char *dir, bool force)
+int plane_cmd_unload(const char *dir, bool force)
 {
 	char err[PATH_MAX + 256];
 
@@ -122,5 +122,5 @@ int cmd_unload(int argc, char **argv)
 
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	return unload(dir, force);
+	return plane_cmd_unload(dir, force);
 }

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 
 #include "exit_codes.h"
+#include "grow_array.h"
 #include "plane.h"
 #include "policy_maps.h"
 #include "status_cmd.h"
@@ -59,26 +60,24 @@ struct policy_count {
 
 struct policy_counts {
 	struct policy_count *items;
-	size_t n;
+	size_t n, capacity;
 	bool failed;
 };
 
 static void count_policy(__u64 cgroup_id, __u32 policy_id, __u32 flags, void *arg)
 {
 	struct policy_counts *counts = arg;
-	struct policy_count *grown;
 	size_t i;
 
 	(void)flags;
 	for (i = 0; i < counts->n && counts->items[i].policy_id != policy_id; i++)
 		;
 	if (i == counts->n) {
-		grown = realloc(counts->items, (counts->n + 1) * sizeof(*grown));
-		if (!grown) {
+		if (grow_array((void **)&counts->items, &counts->capacity, counts->n + 1,
+			       sizeof(*counts->items))) {
 			counts->failed = true;
 			return;
 		}
-		counts->items = grown;
 		counts->items[counts->n++] = (struct policy_count){.policy_id = policy_id};
 	}
 	if (cgroup_id)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_MIN_CAP 256
+#include "grow_array.h"
 
 void json_init(struct json_buf *b)
 {
@@ -32,28 +32,13 @@ void json_reset(struct json_buf *b)
 /* Makes room for extra bytes plus the terminating NUL; false once failed. */
 static bool reserve(struct json_buf *b, size_t extra)
 {
-	size_t need, cap;
-	char *data;
-
 	if (b->failed)
 		return false;
-	if (extra >= SIZE_MAX - b->len) {
+	if (extra >= SIZE_MAX - b->len ||
+	    grow_array((void **)&b->data, &b->cap, b->len + extra + 1, 1)) {
 		b->failed = true;
 		return false;
 	}
-	need = b->len + extra + 1;
-	if (need <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : JSON_MIN_CAP;
-	while (cap < need)
-		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-	data = realloc(b->data, cap);
-	if (!data) {
-		b->failed = true;
-		return false;
-	}
-	b->data = data;
-	b->cap = cap;
 	return true;
 }
 

@@ -16,6 +16,7 @@
 #include "cgward_abi.h"
 #include "exec_agent.h"
 #include "exec_message.h"
+#include "policy.h"
 
 /* The agent removes a run's cgroup in at most this (exec_cgroup_destroy's bound), and more. */
 #define END_REPLY_TIMEOUT_MS 15000

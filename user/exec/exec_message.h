@@ -31,7 +31,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define EXEC_SOCKET_PATH     "/run/cgward/exec.sock"
 #define EXEC_MESSAGE_MAX     (128 * 1024)
 #define EXEC_MESSAGE_MAX_FDS 253 /* the kernel's SCM_MAX_FD */
 

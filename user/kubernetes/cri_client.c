@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <nghttp2/nghttp2.h>
 
+#include "clock.h"
 #include "kubernetes/cri_sandbox.pb-c.h"
 
 #define CRI_PATH       "/runtime.v1.RuntimeService/PodSandboxStatus"
@@ -207,23 +208,15 @@ static int connect_unix(const char *path, int timeout_ms)
 	return fd;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Sends and receives until the stream closes or timeout_ms pass. */
 static int exchange(nghttp2_session *session, struct call *call, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = (long long)monotonic_ms() + timeout_ms;
 	unsigned char buf[16384];
 
 	while (!call->closed) {
 		struct pollfd pfd = {.fd = call->fd, .events = POLLIN};
-		int left = (int)(deadline - now_ms());
+		int left = (int)(deadline - (long long)monotonic_ms());
 		ssize_t n;
 
 		if (nghttp2_session_send(session) != 0)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,24 +16,59 @@
 #include "cgward.skel.h"
 #include "cgward_object.h"
 #include "cgward_abi.h"
+#include "clock.h"
 #include "loader.h"
 #include "plane.h"
-#include "wait_loop.h"
+
+/* Indexes in pinned_maps. */
+#define CGROUP_POLICY_MAP 0
+#define PLANE_INFO_MAP	  8
+
+/* The fd of a map that plane_open_pinned does not open. */
+#define NOT_KEPT ((size_t)-1)
 
 /*
  * Every map but the programs' own: event_scratch (per-CPU scratch space) and
  * walk_cache (what their walks found, which no other program needs).
  */
-static const char *const pinned_map_names[] = {
-    "cgroup_policy", "write_roots", "policy_info",	 "exec_events", "root_tags",
-    "deny_events",   "lost_events", "container_started", "plane_info",
+static const struct pinned_map {
+	const char *name;
+	size_t fd; /* offsetof its descriptor in struct plane (plane_open_pinned), or NOT_KEPT */
+} pinned_maps[] = {
+    [CGROUP_POLICY_MAP] = {"cgroup_policy", offsetof(struct plane, maps.cgroup_policy_fd)},
+    {"write_roots", offsetof(struct plane, maps.write_roots_fd)},
+    {"policy_info", offsetof(struct plane, maps.policy_info_fd)},
+    {"exec_events", offsetof(struct plane, maps.exec_events_fd)},
+    {"root_tags", offsetof(struct plane, maps.root_tags_fd)},
+    {"deny_events", offsetof(struct plane, deny_events_fd)},
+    {"lost_events", offsetof(struct plane, lost_events_fd)},
+    {"container_started", offsetof(struct plane, maps.container_started_fd)},
+    [PLANE_INFO_MAP] = {"plane_info", NOT_KEPT},
 };
+
+#define N_PINNED_MAPS (sizeof(pinned_maps) / sizeof(*pinned_maps))
 
 static int pin_path(char *out, size_t outlen, const char *dir, const char *kind, const char *name)
 {
 	int len = snprintf(out, outlen, "%s/%s%s%s", dir, kind, name ? "/" : "", name ? name : "");
 
 	return len < 0 || (size_t)len >= outlen ? -ENAMETOOLONG : 0;
+}
+
+/* The pin of map i of pinned_maps, or of the map migrating into its place. */
+static int map_pin_path(char *out, size_t outlen, const char *dir, size_t i, bool staged)
+{
+	char name[128];
+
+	/* bpffs takes no '.' in a name; a map's (a C identifier) has no '-'. */
+	snprintf(name, sizeof(name), "%s%s", staged ? "staged-" : "", pinned_maps[i].name);
+	return pin_path(out, outlen, dir, "maps", name);
+}
+
+/* Where plane keeps map i of pinned_maps open, or NULL. */
+static int *kept_fd(struct plane *plane, size_t i)
+{
+	return pinned_maps[i].fd == NOT_KEPT ? NULL : (int *)((char *)plane + pinned_maps[i].fd);
 }
 
 static int make_dir(const char *dir, const char *sub)
@@ -129,7 +165,7 @@ int plane_read_info(const char *dir, struct cgward_plane_info *info)
 {
 	char path[PATH_MAX];
 	__u32 zero = 0;
-	int fd, ret = pin_path(path, sizeof(path), dir, "maps", "plane_info");
+	int fd, ret = map_pin_path(path, sizeof(path), dir, PLANE_INFO_MAP, false);
 
 	if (ret)
 		return ret;
@@ -190,19 +226,6 @@ static int attach_missing(struct cgward_bpf *skel, const char *dir, int *attache
 	return 0;
 }
 
-#define N_PINNED_MAPS	  (sizeof(pinned_map_names) / sizeof(*pinned_map_names))
-#define CGROUP_POLICY_MAP 0 /* its index in pinned_map_names */
-
-/* The pin of map i of pinned_map_names, or of the map migrating into its place. */
-static int map_pin_path(char *out, size_t outlen, const char *dir, size_t i, bool staged)
-{
-	char name[128];
-
-	/* bpffs takes no '.' in a name; a map's (a C identifier) has no '-'. */
-	snprintf(name, sizeof(name), "%s%s", staged ? "staged-" : "", pinned_map_names[i]);
-	return pin_path(out, outlen, dir, "maps", name);
-}
-
 /*
  * While cgroup_policy migrates, cgroup_mkdir binds new cgroups in the old
  * map too (bpf/cgroup_inherit.bpf.c): its cgroup_policy_old is the old map.
@@ -240,13 +263,13 @@ static int load_with_pinned_maps(const char *dir, const bool *staged, struct cgw
 	int ret = loader_open(&skel, err, errlen);
 
 	for (size_t i = 0; ret == 0 && i < N_PINNED_MAPS; i++) {
-		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_map_names[i]);
+		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_maps[i].name);
 
 		ret = map ? map_pin_path(path, sizeof(path), dir, i, staged && staged[i]) : -ENOENT;
 		if (!ret)
 			ret = bpf_map__set_pin_path(map, path);
 		if (ret)
-			snprintf(err, errlen, "cannot pin map %s: %s", pinned_map_names[i],
+			snprintf(err, errlen, "cannot pin map %s: %s", pinned_maps[i].name,
 				 strerror(-ret));
 	}
 	if (ret == 0 && staged && staged[CGROUP_POLICY_MAP])
@@ -381,9 +404,9 @@ static size_t pinned_prog_ids(const char *dir, __u32 *ids)
 
 static int wait_programs_released(const __u32 *ids, size_t n)
 {
-	__u64 deadline = wait_loop_now_ms() + PROGRAMS_RELEASE_WAIT_MS;
+	__u64 deadline = monotonic_ms() + PROGRAMS_RELEASE_WAIT_MS;
 
-	while (wait_loop_now_ms() < deadline) {
+	while (monotonic_ms() < deadline) {
 		size_t alive = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -448,7 +471,7 @@ static bool map_frozen(int fd)
 
 /*
  * Which pinned maps this build migrates (staged[i], in the order of
- * pinned_map_names): those of another layout, frozen here, so that no
+ * pinned_maps): those of another layout, frozen here, so that no
  * cgward of the other build (an exec binding its cgroup) writes where no
  * program of this build will read: its write fails instead, and it runs
  * nothing. The programs of either build still write them. -ESTALE, and
@@ -462,7 +485,7 @@ static int plan_migration(const char *dir, struct cgward_bpf *skel, bool *staged
 	int ret = 0;
 
 	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
-		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_map_names[i]);
+		struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pinned_maps[i].name);
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
 
@@ -479,7 +502,7 @@ static int plan_migration(const char *dir, struct cgward_bpf *skel, bool *staged
 			snprintf(what, sizeof(what),
 				 "has a map this cgward cannot migrate (%s: type %u, key %u, value "
 				 "%u, %u entries, flags %#x)",
-				 pinned_map_names[i], info.type, info.key_size, info.value_size,
+				 pinned_maps[i].name, info.type, info.key_size, info.value_size,
 				 info.max_entries, info.map_flags);
 			ret = refuse_stale(dir, what, err, errlen);
 		} else {
@@ -491,7 +514,7 @@ static int plan_migration(const char *dir, struct cgward_bpf *skel, bool *staged
 		if (ret == 0 && staged[i] && !map_frozen(fds[i]) && bpf_map_freeze(fds[i]) != 0) {
 			ret = -errno;
 			snprintf(err, errlen, "cannot freeze the pinned map %s: %s",
-				 pinned_map_names[i], strerror(-ret));
+				 pinned_maps[i].name, strerror(-ret));
 		}
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -546,7 +569,7 @@ static int copy_entries(const char *dir, size_t i, char *err, size_t errlen)
 			close(inner);
 	}
 	if (ret)
-		snprintf(err, errlen, "cannot migrate the map %s: %s", pinned_map_names[i],
+		snprintf(err, errlen, "cannot migrate the map %s: %s", pinned_maps[i].name,
 			 strerror(-ret));
 	free(key);
 	free(next);
@@ -592,7 +615,7 @@ static int pin_staged(const char *dir, const bool *staged, char *err, size_t err
 			ret = -errno;
 		if (ret) {
 			snprintf(err, errlen, "cannot pin the migrated map %s: %s",
-				 pinned_map_names[i], strerror(-ret));
+				 pinned_maps[i].name, strerror(-ret));
 			return ret;
 		}
 	}
@@ -765,35 +788,24 @@ int plane_open(const char *dir, bool own, struct plane *plane, char *err, size_t
 	return ret ? ret : plane_open_pinned(dir, plane, err, errlen);
 }
 
-/* The plane's map fds, in the order of pinned_map_names. */
-#define PLANE_FDS 8
-
-static void plane_fds(struct plane *plane, int *fds[PLANE_FDS])
-{
-	fds[0] = &plane->maps.cgroup_policy_fd;
-	fds[1] = &plane->maps.write_roots_fd;
-	fds[2] = &plane->maps.policy_info_fd;
-	fds[3] = &plane->maps.exec_events_fd;
-	fds[4] = &plane->maps.root_tags_fd;
-	fds[5] = &plane->deny_events_fd;
-	fds[6] = &plane->lost_events_fd;
-	fds[7] = &plane->maps.container_started_fd;
-}
-
 int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t errlen)
 {
-	int *fds[PLANE_FDS];
 	char path[PATH_MAX];
 
-	plane_fds(plane, fds);
-	for (size_t i = 0; i < PLANE_FDS; i++)
-		*fds[i] = -1;
-	for (size_t i = 0; i < PLANE_FDS; i++) {
-		int ret = pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]);
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		if (kept_fd(plane, i))
+			*kept_fd(plane, i) = -1;
+	}
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		int *fd = kept_fd(plane, i);
+		int ret;
 
+		if (!fd)
+			continue;
+		ret = map_pin_path(path, sizeof(path), dir, i, false);
 		if (ret == 0) {
-			*fds[i] = bpf_obj_get(path);
-			ret = *fds[i] < 0 ? -errno : 0;
+			*fd = bpf_obj_get(path);
+			ret = *fd < 0 ? -errno : 0;
 		}
 		if (ret) {
 			snprintf(err, errlen, "cannot open the pinned map %s: %s", path,
@@ -807,13 +819,14 @@ int plane_open_pinned(const char *dir, struct plane *plane, char *err, size_t er
 
 void plane_close(struct plane *plane)
 {
-	int *fds[PLANE_FDS];
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		int *fd = kept_fd(plane, i);
 
-	plane_fds(plane, fds);
-	for (size_t i = 0; i < PLANE_FDS; i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
+		if (!fd)
+			continue;
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
 	}
 }
 
@@ -836,23 +849,21 @@ static __u32 map_id(int fd)
 
 const char *plane_superseded_map(const char *dir, struct plane *plane)
 {
-	int *fds[PLANE_FDS];
 	char path[PATH_MAX];
 
-	plane_fds(plane, fds);
-	for (size_t i = 0; i < PLANE_FDS; i++) {
-		int pinned = -1;
+	for (size_t i = 0; i < N_PINNED_MAPS; i++) {
+		int *fd = kept_fd(plane, i), pinned = -1;
 		bool same;
 
-		if (*fds[i] < 0)
+		if (!fd || *fd < 0)
 			continue;
-		if (pin_path(path, sizeof(path), dir, "maps", pinned_map_names[i]) == 0)
+		if (map_pin_path(path, sizeof(path), dir, i, false) == 0)
 			pinned = bpf_obj_get(path);
-		same = pinned >= 0 && map_id(pinned) == map_id(*fds[i]);
+		same = pinned >= 0 && map_id(pinned) == map_id(*fd);
 		if (pinned >= 0)
 			close(pinned);
 		if (!same)
-			return pinned_map_names[i];
+			return pinned_maps[i].name;
 	}
 	return NULL;
 }

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "cgward_abi.h"
+#include "grow_array.h"
 #include "policy_maps.h"
 
 static struct cgward_root_key root_key(__u32 policy_id, const struct root_spec *root)
@@ -217,14 +218,9 @@ static int collect_keys(int fd, size_t key_size, void **keys, size_t *n)
 
 	*n = 0;
 	for (;;) {
-		if (*n == cap) {
-			char *grown = realloc(buf, (cap = cap ? 2 * cap : 256) * key_size);
-
-			if (!grown) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = grown;
+		if (grow_array((void **)&buf, &cap, *n + 1, key_size)) {
+			free(buf);
+			return -ENOMEM;
 		}
 		prev = *n ? buf + (*n - 1) * key_size : NULL;
 		if (bpf_map_get_next_key(fd, prev, buf + *n * key_size) != 0)

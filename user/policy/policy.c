@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "grow_array.h"
 #include "policy.h"
 
 #include <errno.h>
@@ -16,7 +17,6 @@
 
 #include "capabilities.h"
 #include "cgward_abi.h"
-#include "exec_message.h"
 #include "pod_identity.h"
 #include "selector.h"
 
@@ -24,17 +24,6 @@
 #define YAML_MAX_DEPTH 32
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/*
- * Room for element n of an array that grows by doubling, so that building
- * n elements copies O(n) bytes; the capacity is implied by n.
- */
-static void *grow_for(void *array, size_t n, size_t size)
-{
-	if (n && (n & (n - 1)))
-		return array; /* not a power of two: room is left */
-	return realloc(array, (n ? 2 * n : 4) * size);
-}
 
 /*
  * The YAML document as a tree, built from libyaml's events so that every
@@ -54,7 +43,7 @@ struct node {
 	size_t value_len;
 	bool plain;		/* an unquoted scalar: only these can be booleans or null */
 	struct node **children; /* sequence items; mapping keys and values, alternating */
-	size_t n_children;
+	size_t n_children, cap_children;
 };
 
 struct loader {
@@ -71,12 +60,11 @@ static void diag_at(struct loader *ld, int line, int column, const char *fmt, ..
 	struct policy_diag *items;
 	va_list ap;
 
-	items = grow_for(d->items, d->n, sizeof(*items));
-	if (!items) {
+	if (grow_array((void **)&d->items, &d->capacity, d->n + 1, sizeof(*d->items))) {
 		ld->error = -ENOMEM;
 		return;
 	}
-	d->items = items;
+	items = d->items;
 	items[d->n].line = line;
 	items[d->n].column = column;
 	va_start(ap, fmt);
@@ -147,15 +135,12 @@ static int parse_node(struct loader *ld, yaml_parser_t *parser, yaml_event_t *st
 
 static int add_child(struct node *parent, struct node *child)
 {
-	struct node **children;
-
-	children = grow_for(parent->children, parent->n_children, sizeof(*children));
-	if (!children) {
+	if (grow_array((void **)&parent->children, &parent->cap_children, parent->n_children + 1,
+		       sizeof(*parent->children))) {
 		node_free(child);
 		return -ENOMEM;
 	}
-	parent->children = children;
-	children[parent->n_children++] = child;
+	parent->children[parent->n_children++] = child;
 	return 0;
 }
 
@@ -1101,6 +1086,7 @@ static int sort_diags(struct policy_diags *diags)
 	free(order);
 	free(diags->items);
 	diags->items = sorted;
+	diags->capacity = diags->n;
 	return 0;
 }
 
@@ -1222,6 +1208,7 @@ void policy_diags_free(struct policy_diags *diags)
 	free(diags->items);
 	diags->items = NULL;
 	diags->n = 0;
+	diags->capacity = 0;
 }
 
 static bool contains(char *const *strings, size_t n, const char *s)

@@ -77,6 +77,8 @@ struct exec_socket_config {
 	unsigned int request_burst;
 };
 
+/* Where cgward exec asks unless CGWARD_EXEC_SOCKET (exec_agent.h) names another. */
+#define EXEC_SOCKET_PATH	     "/run/cgward/exec.sock"
 #define EXEC_SOCKET_DEFAULT_MODE     0666
 #define EXEC_SOCKET_DEFAULT_MAX_RUNS 128
 #define EXEC_SOCKET_DEFAULT_RATE     20
@@ -104,7 +106,7 @@ struct policy_diag {
 /* Sorted by line, then column. */
 struct policy_diags {
 	struct policy_diag *items;
-	size_t n;
+	size_t n, capacity;
 };
 
 /*

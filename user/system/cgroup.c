@@ -15,7 +15,6 @@
 #include "cgroup.h"
 #include "memory_limit.h"
 
-#define NAME_PREFIX	   "cgward-"
 #define NAME_RANDOM_DIGITS 16
 #define BACKOFF_FIRST_NS   1000000L   /* 1 ms */
 #define BACKOFF_MAX_NS	   100000000L /* 100 ms */
@@ -227,9 +226,9 @@ bool exec_cgroup_name_parse(const char *name, pid_t *creator)
 	size_t digits, hex;
 	const char *c;
 
-	if (strncmp(name, NAME_PREFIX, strlen(NAME_PREFIX)))
+	if (strncmp(name, EXEC_CGROUP_NAME_PREFIX, strlen(EXEC_CGROUP_NAME_PREFIX)))
 		return false;
-	c = name + strlen(NAME_PREFIX);
+	c = name + strlen(EXEC_CGROUP_NAME_PREFIX);
 	digits = strspn(c, "0123456789");
 	if (digits == 0 || digits > 9 || c[0] == '0' || c[digits] != '-')
 		return false;
@@ -251,7 +250,8 @@ static int draw_name(char *name, size_t namelen)
 
 	if (getrandom(&random, sizeof(random), 0) != sizeof(random))
 		return -errno;
-	snprintf(name, namelen, NAME_PREFIX "%d-%0*" PRIx64, getpid(), NAME_RANDOM_DIGITS, random);
+	snprintf(name, namelen, EXEC_CGROUP_NAME_PREFIX "%d-%0*" PRIx64, getpid(),
+		 NAME_RANDOM_DIGITS, random);
 	return 0;
 }
 

@@ -82,6 +82,12 @@ int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id);
 
 /* The pieces exec_cgroup_* are made of, shared with gc.c and the unit tests. */
 
+/*
+ * How the names exec_cgroup_create gives begin; bpf/cgroup_inherit.bpf.c
+ * tests for it too (followed by a digit).
+ */
+#define EXEC_CGROUP_NAME_PREFIX "cgward-"
+
 /* True when name has the shape exec_cgroup_create gives; *creator gets the pid in it. */
 bool exec_cgroup_name_parse(const char *name, pid_t *creator);
 

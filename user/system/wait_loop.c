@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <time.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 
@@ -21,12 +20,4 @@ int wait_loop_signal_fd(const sigset_t *signals, sigset_t *previous)
 		return -errno;
 	fd = signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
 	return fd < 0 ? -errno : fd;
-}
-
-__u64 wait_loop_now_ms(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (__u64)now.tv_sec * 1000 + (__u64)now.tv_nsec / 1000000;
 }

@@ -7,13 +7,9 @@
 #define CGWARD_WAIT_LOOP_H
 
 #include <signal.h>
-#include <linux/types.h>
 
 /* Adds fd to the epoll set, to wake when it is readable. */
 int wait_loop_watch(int epoll_fd, int fd);
-
-/* CLOCK_MONOTONIC in milliseconds: the time base of the loops' deadlines. */
-__u64 wait_loop_now_ms(void);
 
 /*
  * Blocks the signals (so that only the signalfd sees them) and returns a

@@ -11,27 +11,31 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
-#include "agent.h"
+#include "agent_tree.h"
 #include "capabilities.h"
 #include "cgroup.h"
 #include "cgward_abi.h"
+#include "clock.h"
 #include "container_meta.h"
 #include "cri_client.h"
+#include "grow_array.h"
 #include "pod_identity.h"
-#include "wait_loop.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_ONLYDIR)
 /* A pod's labels are asked for while its container is being set up: not for long. */
 #define CRI_TIMEOUT_MS 2000
 
 /*
- * The test bpf/cgroup_inherit.bpf.c makes: "cgward-" and a digit, the shape
+ * The test bpf/cgroup_inherit.bpf.c makes: the prefix and a digit, the shape
  * of a `cgward exec` cgroup. Both sides must agree, or the agent would bind
  * what the kernel side left to the exec.
  */
 static bool is_exec_cgroup_name(const char *name)
 {
-	return strncmp(name, "cgward-", 7) == 0 && name[7] >= '0' && name[7] <= '9';
+	size_t len = strlen(EXEC_CGROUP_NAME_PREFIX);
+
+	return strncmp(name, EXEC_CGROUP_NAME_PREFIX, len) == 0 && name[len] >= '0' &&
+	       name[len] <= '9';
 }
 
 static bool has_exec_component(const char *path)
@@ -139,20 +143,6 @@ static __u32 rule_flags(const struct policy_rule *rule)
 	       (rule->no_unix_outside ? CGWARD_POLICY_NO_UNIX_OUTSIDE : 0);
 }
 
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-	void *grown;
-
-	if (n < *cap)
-		return 0;
-	grown = realloc(*items, (*cap ? 2 * *cap : 64) * size);
-	if (!grown)
-		return -ENOMEM;
-	*items = grown;
-	*cap = *cap ? 2 * *cap : 64;
-	return 0;
-}
-
 static struct agent_cgroup *find_path(const struct agent_tree *tree, const char *path)
 {
 	for (size_t i = 0; i < tree->n_cgroups; i++) {
@@ -222,8 +212,8 @@ static int remember(struct agent_tree *tree, __u64 id, const char *path, int rul
 	struct agent_cgroup *cg = find_path(tree, path);
 
 	if (!cg) {
-		if (grow((void **)&tree->cgroups, &tree->cap_cgroups, tree->n_cgroups,
-			 sizeof(*tree->cgroups)))
+		if (grow_array((void **)&tree->cgroups, &tree->cap_cgroups, tree->n_cgroups + 1,
+			       sizeof(*tree->cgroups)))
 			return -ENOMEM;
 		cg = &tree->cgroups[tree->n_cgroups];
 		*cg = (struct agent_cgroup){.path = strdup(path)};
@@ -374,8 +364,8 @@ static int watch_dir(struct agent_tree *tree, const char *abs, const char *path)
 			return 0;
 		}
 	}
-	if (grow((void **)&tree->watches, &tree->cap_watches, tree->n_watches,
-		 sizeof(*tree->watches))) {
+	if (grow_array((void **)&tree->watches, &tree->cap_watches, tree->n_watches + 1,
+		       sizeof(*tree->watches))) {
 		free(copy);
 		return -ENOMEM;
 	}
@@ -411,7 +401,7 @@ static void schedule_resolve(struct agent_cgroup *cg, bool unresolved)
 		cg->resolve_tries = 0;
 		cg->resolve_at_ms = 0;
 	} else if (!cg->resolve_at_ms) {
-		cg->resolve_at_ms = wait_loop_now_ms() + RESOLVE_RETRY_FIRST_MS;
+		cg->resolve_at_ms = monotonic_ms() + RESOLVE_RETRY_FIRST_MS;
 	}
 }
 
