@@ -14,14 +14,15 @@
 #include "hatch.bpf.h"
 
 /* include/uapi/linux/mount.h: what mount(2) does besides mounting a new file system. */
-#define MS_REMOUNT     32
-#define MS_BIND	       4096
-#define MS_MOVE	       8192
-#define MS_UNBINDABLE  (1 << 17)
-#define MS_PRIVATE     (1 << 18)
-#define MS_SLAVE       (1 << 19)
-#define MS_SHARED      (1 << 20)
-#define MS_NOT_NEW_FS  (MS_REMOUNT | MS_BIND | MS_MOVE | MS_UNBINDABLE | MS_PRIVATE | MS_SLAVE | MS_SHARED)
+#define MS_REMOUNT    32
+#define MS_BIND	      4096
+#define MS_MOVE	      8192
+#define MS_UNBINDABLE (1 << 17)
+#define MS_PRIVATE    (1 << 18)
+#define MS_SLAVE      (1 << 19)
+#define MS_SHARED     (1 << 20)
+#define MS_NOT_NEW_FS \
+	(MS_REMOUNT | MS_BIND | MS_MOVE | MS_UNBINDABLE | MS_PRIVATE | MS_SLAVE | MS_SHARED)
 
 /* Whether the calling task's mount namespace belongs to a user namespace of its own. */
 static __always_inline bool in_user_namespace_mounts(void)
