@@ -56,7 +56,7 @@ LDLIBS    := -lbpf -lelf -lz -lyaml -ljansson -lnghttp2 -lprotobuf-c -levent_ext
 BPF_SRCS  := $(sort $(wildcard bpf/*.bpf.c))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # The same sources for kernels before 5.12, whose verifier refuses pointer
-# arguments to global functions (bpf/walk_args.bpf.h); the loader picks one.
+# arguments to global functions (bpf/walk.bpf.h); the loader picks one.
 BPF_SCALAR_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf-scalar/%.bpf.o,$(BPF_SRCS))
 BPF_HDRS  := $(wildcard bpf/*.h)
 # -D options of a build's own for the BPF programs, such as the second build of the tests.

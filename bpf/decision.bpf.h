@@ -143,7 +143,7 @@ static __always_inline int judge_root(struct walk_state *state, __u32 dev, __u64
 	return WALK_DONE;
 }
 
-#include "walk_args.bpf.h"
+#include "walk.bpf.h"
 
 /* The struct mount around a vfsmount, where the mount tree links are; 0 for none. */
 static __always_inline __u64 walk_mount(struct vfsmount *vfsmnt)

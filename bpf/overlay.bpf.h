@@ -60,7 +60,7 @@
 
 #ifdef CGWARD_SCALAR_WALK_ARGS
 /*
- * The object for kernels before 5.13 (walk_args.bpf.h): task storage and
+ * The object for kernels before 5.13 (walk.bpf.h): task storage and
  * bpf_get_current_task_btf() reach LSM programs only in 5.11, so overlayfs'
  * own work is not recognized there, and copy-ups inside a root are denied
  * (closed, not open).

@@ -128,11 +128,12 @@ test_proc_of_processes_outside_stays_outside() {
 	kill "$waiting" "$victim"
 }
 
-# A task of the boundary may enter that namespace (setns: root may, and so
-# may its owner's uid); its /proc/PID/uid_map is then the outside
-# namespace's, which only its own process may write (in the namespace, the
-# kernel lets it map nothing but the owner's uid). Its parent, in the
-# parent namespace, could write any map.
+# A task of the boundary given what entering that namespace takes
+# (SYS_PTRACE and SYS_ADMIN, dropped by default: t_userns_mounts.sh) may
+# enter it; its /proc/PID/uid_map is then the outside namespace's, which
+# only its own process may write (in the namespace, the kernel lets it map
+# nothing but the owner's uid). Its parent, in the parent namespace, could
+# write any map.
 test_a_user_namespace_entered_from_outside_keeps_its_maps() {
 	unshare -U sleep 1000 &
 	local waiting=$! enter_and_map
@@ -144,7 +145,8 @@ test_a_user_namespace_entered_from_outside_keeps_its_maps() {
 		done
 		echo $child >"$2/child"
 		'"$FSOP"' open-write /proc/$child/uid_map; kill $child'
-	expect EPERM cgx --root "$W" -- sh -c "$enter_and_map" sh "$waiting" "$W"
+	expect EPERM cgx --cap-add sys_ptrace --cap-add sys_admin --root "$W" -- \
+		sh -c "$enter_and_map" sh "$waiting" "$W"
 	expect_denies "open_write /proc/$(cat "$W/child")/uid_map"
 	expect ok sh -c "$enter_and_map" sh "$waiting" "$W"
 	kill "$waiting"

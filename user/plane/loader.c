@@ -88,7 +88,7 @@ static int check_kernel_version(char *err, size_t errlen)
 
 /*
  * Global functions take pointer arguments from 5.12 on; before, the walks
- * pass their state through a per-CPU map (bpf/walk_args.bpf.h). 5.12 gets
+ * pass their state through a per-CPU map (bpf/walk.bpf.h). 5.12 gets
  * that object too: the other was never tried on it.
  */
 bool loader_scalar_walks(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * How the path walks (global functions in decision.bpf.c) reach their state.
+ * How the path walks (global functions in walk.bpf.c) reach their state.
  * The verifier checks a global function once, on its own, which keeps the
  * walks cheap to verify; but before 5.12 it accepts only scalar and context
  * arguments, and refuses a pointer to the caller's stack with EINVAL. The
@@ -13,8 +13,8 @@
  * but not on PREEMPT_RT, nor in 5.11 and 5.12 with CONFIG_PREEMPT. A walk
  * whose state another task took over meanwhile fails closed.
  */
-#ifndef CGWARD_WALK_ARGS_BPF_H
-#define CGWARD_WALK_ARGS_BPF_H
+#ifndef CGWARD_WALK_BPF_H
+#define CGWARD_WALK_BPF_H
 
 #ifdef CGWARD_SCALAR_WALK_ARGS
 
@@ -65,7 +65,7 @@ struct {
 
 #endif
 
-/* decision.bpf.c */
+/* walk.bpf.c */
 extern int walk_path(WALK_PARAMS);
 extern int name_path(NAME_PARAMS);
 
