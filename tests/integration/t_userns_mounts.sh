@@ -21,14 +21,11 @@ bwrap_in() {
 test_bwrap_runs_inside_a_root_on_tmpfs_overlayfs_and_ext4() {
 	local o=$T/ovl e=$T/ext4
 	bwrap_in "$W"
-	mkdir -p "$o/lower/in" "$o/upper" "$o/work" "$o/merged" "$e"
+	mount_ext4 "$e"
+	mkdir -p "$o/lower/in" "$o/upper" "$o/work" "$o/merged"
 	mount -t overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" overlay "$o/merged"
-	load_loop_driver
-	truncate -s 64M "$T/ext4.img"
-	mkfs.ext4 -q -F "$T/ext4.img"
-	mount -o loop "$T/ext4.img" "$e"
 	# shellcheck disable=SC2064 # the directories are fixed now
-	trap "umount '$o/merged'; umount '$e'" EXIT
+	trap "umount '$o/merged' '$e'" EXIT
 	# The tree is in the lower layer: a write copies its directory up.
 	if [ "$OVERLAY_RECOGNIZED" = yes ]; then
 		bwrap_in "$o/merged/in"
