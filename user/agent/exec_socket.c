@@ -186,16 +186,11 @@ int exec_service_fd(const struct exec_service *svc)
 	return svc->epoll_fd;
 }
 
-static const char *relative_path(const struct exec_service *svc, const char *path)
-{
-	return cgroup_relative_path(svc->layout, path);
-}
-
 const char *exec_service_run_cgroup(const struct exec_service *svc, __u64 cgroup_id)
 {
 	for (size_t i = 0; i < svc->n_runs; i++) {
 		if (svc->runs[i]->core.cgroup.id == cgroup_id)
-			return relative_path(svc, svc->runs[i]->core.cgroup.path);
+			return cgroup_relative_path(svc->layout, svc->runs[i]->core.cgroup.path);
 	}
 	return NULL;
 }
@@ -527,7 +522,7 @@ static int check_caller_unconfined(const struct exec_service *svc, pid_t caller,
 		snprintf(err, errlen,
 			 "the caller is confined by cgward (its cgroup %s is bound to a policy): a "
 			 "run of its own would not be within that boundary",
-			 relative_path(svc, procs));
+			 cgroup_relative_path(svc->layout, procs));
 		return -EPERM;
 	}
 	return 0;
@@ -561,8 +556,9 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	if (error)
 		json_object_set_new(line, "error", json_string(error));
 	else
-		json_object_set_new(line, "cgroup",
-				    json_string(relative_path(svc, run->core.cgroup.path)));
+		json_object_set_new(
+		    line, "cgroup",
+		    json_string(cgroup_relative_path(svc->layout, run->core.cgroup.path)));
 	text = json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII);
 	if (text) {
 		fprintf(svc->sink, "%s\n", text);
@@ -621,8 +617,9 @@ static void reply(int fd, const char *error, const struct exec_service_run *run,
 	if (error) {
 		json_object_set_new(msg, "error", json_string(error));
 	} else {
-		json_object_set_new(msg, "cgroup",
-				    json_string(relative_path(svc, run->core.cgroup.path)));
+		json_object_set_new(
+		    msg, "cgroup",
+		    json_string(cgroup_relative_path(svc->layout, run->core.cgroup.path)));
 		json_object_set_new(msg, "ring_size", json_integer(CGWARD_EXEC_RING_SIZE));
 	}
 	text = json_dumps(msg, JSON_COMPACT);
@@ -935,7 +932,8 @@ static void end_run(struct exec_service *svc, size_t i)
 	svc->runs[i] = svc->runs[--svc->n_runs];
 	if (user && user->runs)
 		user->runs--;
-	snprintf(cgroup, sizeof(cgroup), "%s", relative_path(svc, run->core.cgroup.path));
+	snprintf(cgroup, sizeof(cgroup), "%s",
+		 cgroup_relative_path(svc->layout, run->core.cgroup.path));
 	end_cgroup(run, &oom);
 	lost = run_core_events_lost(&run->core);
 	if (conn_fd >= 0) {
@@ -959,7 +957,7 @@ static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup
 		struct exec_service_run *run = svc->runs[i];
 
 		if (run->conn_fd < 0 && run->uid == peer->uid &&
-		    strcmp(relative_path(svc, run->core.cgroup.path), cgroup) == 0) {
+		    strcmp(cgroup_relative_path(svc->layout, run->core.cgroup.path), cgroup) == 0) {
 			run->conn_fd = fd; /* watched since it was accepted */
 			if (!is_populated(run) || exec_cgroup_kill(&run->core.cgroup))
 				end_run(svc, i);
