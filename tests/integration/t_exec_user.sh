@@ -274,6 +274,59 @@ test_exec_user_64_concurrent_runs_are_enforced() {
 	wait_no_runs
 }
 
+# A run through the socket parks its ring buffer once its caller has read
+# the last records, as root's run does (t_exec.sh): the user's next run
+# takes it, and gets only its own events.
+test_exec_user_ring_parked_serves_the_next_run_with_its_own_events_only() {
+	local parked
+	user_dirs
+	user_agent_start
+	as_user "$CGWARD" exec --root "$UW" --events "$UW/1.jsonl" -- sh -c ": >$UO/one" ||
+		true
+	parked=$(exec_ring_ids)
+	[ -n "$parked" ] || fail "no ring buffer after a run"
+	as_user "$CGWARD" exec --root "$UW" --events "$UW/2.jsonl" -- sh -c ": >$UO/two" ||
+		true
+	[ "$(exec_ring_ids)" = "$parked" ] || fail "rings: $(exec_ring_ids), parked: $parked"
+	expect_absent "$UO/one"
+	expect_absent "$UO/two"
+	EV=$UW/1.jsonl expect_events 1 ".verdict == \"deny\" and .path == \"$UO/one\""
+	EV=$UW/1.jsonl expect_events 1 true
+	EV=$UW/2.jsonl expect_events 1 ".verdict == \"deny\" and .path == \"$UO/two\""
+	EV=$UW/2.jsonl expect_events 1 true
+	wait_no_runs
+}
+
+# Runs of one user started at once through the socket take the rings its
+# earlier runs parked, each a policy id of its own (t_exec.sh's twin): no
+# run can write into another's root.
+test_exec_user_concurrent_runs_claiming_parked_rings_keep_their_own_roots() {
+	local pids=() i next
+	user_dirs
+	user_agent_start
+	for i in 1 2 3 4; do
+		as_user "$CGWARD" exec --root "$UW" -- true # each run parks its ring
+	done
+	for i in 1 2 3 4 5 6 7 8; do
+		mkdir "$UW/r$i"
+		chown $USER_UID:$USER_UID "$UW/r$i"
+	done
+	for i in 1 2 3 4 5 6 7 8; do
+		next=$((i % 8 + 1))
+		"${AS_USER[@]}" "$CGWARD" exec --root "$UW/r$i" -- \
+			sh -c "sleep 0.5; echo x >$UW/r$next/from-$i; echo \$? >$UW/r$i/status" \
+			2>/dev/null &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || true; done
+	for i in 1 2 3 4 5 6 7 8; do
+		next=$((i % 8 + 1))
+		expect_absent "$UW/r$next/from-$i"
+		[ "$(cat "$UW/r$i/status")" != 0 ] || fail "run $i wrote into run $next's root"
+	done
+	wait_no_runs
+}
+
 # The agent restarted while a run goes on: the run stays confined, its events
 # still reach the caller, and the new agent removes its cgroup once it ends.
 test_exec_user_agent_restart_keeps_the_run_confined() {

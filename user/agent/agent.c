@@ -608,8 +608,8 @@ static int start_exec_service(struct agent *a)
 	if (a->opt.exec_socket)
 		snprintf(config.path, sizeof(config.path), "%s",
 			 strcmp(a->opt.exec_socket, "off") ? a->opt.exec_socket : "");
-	ret = exec_service_open(&a->exec, &config, &a->maps, &a->layout, &a->tree, a->sink, err,
-				sizeof(err));
+	ret = exec_service_open(&a->exec, &config, a->opt.bpffs, &a->maps, &a->layout, &a->tree,
+				a->sink, err, sizeof(err));
 	a->exec_open = true; /* closes what was opened, even on failure */
 	if (ret) {
 		fprintf(stderr, "cgward: agent: %s\n", err);

@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <bpf/bpf.h>
 #include <jansson.h>
 #include <linux/types.h>
 
@@ -37,19 +36,15 @@
 #include "json.h"
 #include "proc_field.h"
 #include "roots.h"
+#include "run_core.h"
 #include "wait_loop.h"
-
-#define CGROUP_REMOVE_TIMEOUT_MS 5000
 
 /* One confined run: everything the agent must undo once its cgroup is empty. */
 struct exec_service_run {
 	int conn_fd; /* the caller's connection; -1 once it is gone */
 	uid_t uid;
-	__u32 policy_id; /* claimed; 0 before */
-	int ring_fd;
-	int events_wd; /* inotify watch of cgroup.events; -1 before */
-	struct exec_cgroup cgroup;
-	bool cgroup_created;
+	struct run_core core;	 /* its policy, ring and cgroup */
+	int events_wd;		 /* inotify watch of cgroup.events; -1 before */
 	struct root_spec *roots; /* --root, --ro: each holds the caller's descriptor */
 	size_t n_roots;
 	struct root_spec *nodes; /* --allow-unix, --allow-dev */
@@ -150,8 +145,9 @@ static int find_slice(struct exec_service *svc, char *err, size_t errlen)
 }
 
 int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
-		      const struct policy_maps *maps, const struct cgroup_layout *layout,
-		      struct agent_tree *tree, FILE *sink, char *err, size_t errlen)
+		      const char *plane_dir, const struct policy_maps *maps,
+		      const struct cgroup_layout *layout, struct agent_tree *tree, FILE *sink,
+		      char *err, size_t errlen)
 {
 	int ret;
 
@@ -159,6 +155,7 @@ int exec_service_open(struct exec_service *svc, const struct exec_socket_config 
 				     .listen_fd = -1,
 				     .epoll_fd = -1,
 				     .inotify_fd = -1,
+				     .plane_dir = plane_dir,
 				     .maps = maps,
 				     .layout = layout,
 				     .tree = tree,
@@ -189,18 +186,11 @@ int exec_service_fd(const struct exec_service *svc)
 	return svc->epoll_fd;
 }
 
-static const char *relative_path(const struct exec_service *svc, const char *path)
-{
-	size_t len = strlen(svc->layout->unified);
-
-	return strncmp(path, svc->layout->unified, len) == 0 ? path + len : path;
-}
-
 const char *exec_service_run_cgroup(const struct exec_service *svc, __u64 cgroup_id)
 {
 	for (size_t i = 0; i < svc->n_runs; i++) {
-		if (svc->runs[i]->cgroup.id == cgroup_id)
-			return relative_path(svc, svc->runs[i]->cgroup.path);
+		if (svc->runs[i]->core.cgroup.id == cgroup_id)
+			return cgroup_relative_path(svc->layout, svc->runs[i]->core.cgroup.path);
 	}
 	return NULL;
 }
@@ -461,7 +451,7 @@ static int bind_new_cgroups(struct exec_service *svc, const struct exec_service_
 
 	if (ret >= 0)
 		return 0;
-	snprintf(err, errlen, "cannot apply the agent's rules to %s: %s", run->cgroup.path,
+	snprintf(err, errlen, "cannot apply the agent's rules to %s: %s", run->core.cgroup.path,
 		 strerror(-ret));
 	return ret;
 }
@@ -471,41 +461,31 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 		    __u32 flags, __u64 dropped_caps, __u64 memory_mib, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], origin_procs[PATH_MAX];
-	int ret = policy_maps_claim_exec_id(svc->maps, "exec", (__u32)getpid(), &run->policy_id);
+	int ret = run_core_claim(&run->core, svc->plane_dir);
 
-	if (ret == 0) {
-		run->ring_fd =
-		    bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
-		ret = run->ring_fd < 0 ? -errno : 0;
-	}
 	if (ret == 0)
-		ret = policy_maps_put_exec_ring(svc->maps, run->policy_id, run->ring_fd);
+		ret = run_core_put_roots(&run->core, run->roots, run->n_roots);
 	if (ret == 0)
-		ret = policy_maps_put_roots(svc->maps, run->policy_id, run->roots, run->n_roots);
-	if (ret == 0)
-		ret = policy_maps_put_roots(svc->maps, run->policy_id, run->nodes, run->n_nodes);
+		ret = run_core_put_roots(&run->core, run->nodes, run->n_nodes);
 	if (ret) {
 		snprintf(err, errlen, "cannot install the policy: %s", strerror(-ret));
 		return ret;
 	}
 	ret = user_dir(svc, run->uid, memory_mib > 0, dir, sizeof(dir), err, errlen);
 	if (ret == 0)
-		ret = exec_cgroup_create(svc->layout, dir, memory_mib, &run->cgroup, err, errlen);
-	run->cgroup_created = ret == 0;
+		ret = run_core_create_cgroup(&run->core, svc->layout, dir, memory_mib, err, errlen);
 	if (ret == 0)
 		ret = bind_new_cgroups(svc, run, err, errlen);
-	if (ret == 0) {
-		ret = policy_maps_bind_exec_cgroup(svc->maps, run->cgroup.id, run->policy_id, flags,
-						   dropped_caps);
-		if (ret)
-			snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));
-	}
+	if (ret == 0)
+		ret = run_core_bind(&run->core, flags, dropped_caps, err, errlen);
+	if (ret == 0 && (ret = run_core_ring_ready(&run->core)) != 0)
+		snprintf(err, errlen, "cannot install the run's ring buffer: %s", strerror(-ret));
 	if (run->spawned)
 		return ret; /* its supervisor moves the command in (exec_spawn.h) */
 	if (ret == 0)
 		ret = read_origin(svc, pid, origin_procs, sizeof(origin_procs), err, errlen);
 	if (ret == 0)
-		ret = exec_cgroup_attach(&run->cgroup, pid, err, errlen);
+		ret = exec_cgroup_attach(&run->core.cgroup, pid, err, errlen);
 	if (ret == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
 		/*
 		 * Reaped, so its pid may have been reused by the process just
@@ -542,7 +522,7 @@ static int check_caller_unconfined(const struct exec_service *svc, pid_t caller,
 		snprintf(err, errlen,
 			 "the caller is confined by cgward (its cgroup %s is bound to a policy): a "
 			 "run of its own would not be within that boundary",
-			 relative_path(svc, procs));
+			 cgroup_relative_path(svc->layout, procs));
 		return -EPERM;
 	}
 	return 0;
@@ -576,8 +556,9 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	if (error)
 		json_object_set_new(line, "error", json_string(error));
 	else
-		json_object_set_new(line, "cgroup",
-				    json_string(relative_path(svc, run->cgroup.path)));
+		json_object_set_new(
+		    line, "cgroup",
+		    json_string(cgroup_relative_path(svc->layout, run->core.cgroup.path)));
 	text = json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII);
 	if (text) {
 		fprintf(svc->sink, "%s\n", text);
@@ -593,8 +574,7 @@ static void free_run(struct exec_service_run *run)
 {
 	for (size_t i = 0; run->roots && i < run->n_roots; i++)
 		root_close(&run->roots[i]);
-	if (run->ring_fd >= 0)
-		close(run->ring_fd);
+	run_core_close(&run->core);
 	if (run->setup_fd >= 0)
 		close(run->setup_fd);
 	if (run->conn_fd >= 0)
@@ -604,32 +584,19 @@ static void free_run(struct exec_service_run *run)
 	free(run);
 }
 
-/* Undoes what the run holds: its cgroup first, so that no process is left with a half policy. */
-static void release_run(struct exec_service *svc, struct exec_service_run *run, __u64 *events_lost,
-			bool *oom_killed)
+/* The run's cgroup removed, first, so that no process is left with a half policy. */
+static void end_cgroup(struct exec_service_run *run, bool *oom_killed)
 {
-	struct cgward_policy_info info;
 	char err[PATH_MAX + 128];
 
-	*events_lost = 0;
-	*oom_killed = false;
-	if (run->cgroup_created) {
-		*oom_killed = exec_cgroup_oom_killed(&run->cgroup);
-		if (exec_cgroup_destroy(&run->cgroup, CGROUP_REMOVE_TIMEOUT_MS, err, sizeof(err))) {
-			/* Its processes stay confined: its policy stays, for cgward gc. */
-			fprintf(stderr, "cgward: agent: exec socket: %s\n", err);
-			run->policy_id = 0;
-		}
-		policy_maps_unbind_cgroup(svc->maps, run->cgroup.id);
-	}
-	if (run->policy_id) {
-		if (policy_maps_get_info(svc->maps, run->policy_id, &info) == 0)
-			*events_lost = info.events_lost;
-		policy_maps_delete_roots(svc->maps, run->policy_id, run->nodes, run->n_nodes);
-		/* A spawned run's private directories were added by its supervisor: all go. */
-		policy_maps_delete_exec(svc->maps, run->policy_id, run->spawned ? NULL : run->roots,
-					run->n_roots);
-	}
+	if (run_core_end(&run->core, oom_killed, err, sizeof(err)))
+		fprintf(stderr, "cgward: agent: exec socket: %s\n", err);
+}
+
+/* Once no one reads the run's ring: its policy removed, the ring parked, the rest freed. */
+static void release_run(struct exec_service_run *run)
+{
+	run_core_release(&run->core);
 	free_run(run);
 }
 
@@ -650,13 +617,14 @@ static void reply(int fd, const char *error, const struct exec_service_run *run,
 	if (error) {
 		json_object_set_new(msg, "error", json_string(error));
 	} else {
-		json_object_set_new(msg, "cgroup",
-				    json_string(relative_path(svc, run->cgroup.path)));
+		json_object_set_new(
+		    msg, "cgroup",
+		    json_string(cgroup_relative_path(svc->layout, run->core.cgroup.path)));
 		json_object_set_new(msg, "ring_size", json_integer(CGWARD_EXEC_RING_SIZE));
 	}
 	text = json_dumps(msg, JSON_COMPACT);
 	if (text)
-		exec_message_send(fd, text, strlen(text), error ? NULL : &run->ring_fd,
+		exec_message_send(fd, text, strlen(text), error ? NULL : &run->core.ring_fd,
 				  error ? 0 : 1);
 	free(text);
 	json_decref(msg);
@@ -700,9 +668,7 @@ static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup
 static void start_spawned(struct exec_service *svc, struct exec_service_run *run,
 			  const struct exec_spawn *spawn)
 {
-	const struct exec_spawn_run what = {.maps = svc->maps,
-					    .policy_id = run->policy_id,
-					    .cgroup = &run->cgroup,
+	const struct exec_spawn_run what = {.core = &run->core,
 					    .roots = run->roots,
 					    .n_roots = run->n_roots,
 					    .nodes = run->nodes,
@@ -732,14 +698,14 @@ static void spawn_set_up(struct exec_service *svc, size_t i)
 /* One request: answered, and logged, whatever its outcome. */
 static void serve_request(struct exec_service *svc, int fd, char *text, int *fds, size_t n_fds)
 {
-	struct ucred peer;
+	struct ucred peer = {0};
 	socklen_t len = sizeof(peer);
 	struct exec_service_run *run = calloc(1, sizeof(*run));
 	struct exec_service_user *user = NULL;
 	json_t *req = json_loads(text, 0, NULL);
 	const char *argv0 = json_string_value(json_object_get(req, "argv0"));
 	char err[PATH_MAX + 256] = "";
-	__u64 memory_mib = 0, dropped_caps = 0, lost;
+	__u64 memory_mib = 0, dropped_caps = 0;
 	__u32 flags = 0;
 	pid_t pid = 0;
 	bool oom;
@@ -757,9 +723,10 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	}
 	if (ret == 0 && (!run || !(user = find_user(svc, peer.uid))))
 		ret = -ENOMEM;
-	if (run)
-		*run = (struct exec_service_run){
-		    .conn_fd = fd, .ring_fd = -1, .events_wd = -1, .setup_fd = -1};
+	if (run) {
+		*run = (struct exec_service_run){.conn_fd = fd, .events_wd = -1, .setup_fd = -1};
+		run_core_init(&run->core, svc->maps, peer.uid);
+	}
 	if (ret)
 		snprintf(err, sizeof(err), "%s", strerror(-ret));
 	if (ret == 0)
@@ -773,6 +740,8 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	if (ret == 0) {
 		run->uid = peer.uid;
 		run->spawned = exec_spawn_requested(req);
+		/* Its supervisor adds the private directories: every root goes at the end. */
+		run->core.roots_elsewhere = run->spawned;
 		if (run->spawned)
 			ret = exec_spawn_read(req, fds, n_fds, fd, &peer, &spawn, err, sizeof(err));
 	}
@@ -799,7 +768,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		char events[PATH_MAX + 16];
 
 		user->runs++;
-		snprintf(events, sizeof(events), "%s/cgroup.events", run->cgroup.path);
+		snprintf(events, sizeof(events), "%s/cgroup.events", run->core.cgroup.path);
 		run->events_wd = inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
 		if (run->spawned)
 			start_spawned(svc, run, &spawn);
@@ -810,10 +779,12 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		return;
 	}
 	exec_spawn_free(&spawn);
-	if (run)
-		release_run(svc, run, &lost, &oom); /* closes fd */
-	else
+	if (run) {
+		end_cgroup(run, &oom);
+		release_run(run); /* closes fd */
+	} else {
 		close(fd);
+	}
 }
 
 static unsigned int pending_of(const struct exec_service *svc, uid_t uid)
@@ -891,7 +862,7 @@ static void read_pending(struct exec_service *svc, size_t i)
 	serve_request(svc, fd, text, fds, n_fds);
 }
 
-/* The answer to the caller's end, and the connection closed. */
+/* The answer to the caller's end. */
 static void answer_end(int conn_fd, __u64 lost, bool oom)
 {
 	char text[128];
@@ -899,7 +870,41 @@ static void answer_end(int conn_fd, __u64 lost, bool oom)
 	snprintf(text, sizeof(text), "{\"events_lost\":%llu,\"oom_killed\":%s}",
 		 (unsigned long long)lost, oom ? "true" : "false");
 	exec_message_send(conn_fd, text, strlen(text), NULL, 0);
-	close(conn_fd);
+}
+
+/*
+ * The caller reads the ring's last records once answered: the run is
+ * released when it hangs up (drained). A caller that never does holds a
+ * place of EXEC_SERVICE_DRAINING; the oldest run's ring is parked for the next one.
+ */
+static void drain_run(struct exec_service *svc, struct exec_service_run *run)
+{
+	if (svc->n_draining == EXEC_SERVICE_DRAINING) {
+		release_run(svc->draining[0]);
+		svc->n_draining--;
+		memmove(svc->draining, svc->draining + 1, svc->n_draining * sizeof(*svc->draining));
+	}
+	svc->draining[svc->n_draining++] = run;
+}
+
+/*
+ * A draining run's connection is readable: its caller's end, which crossed
+ * the answer (sent once the cgroup emptied), is passed over; its hang-up
+ * releases the run.
+ */
+static void read_draining_conn(struct exec_service *svc, size_t i)
+{
+	char text[256];
+	size_t n_fds;
+	ssize_t n = exec_message_recv(svc->draining[i]->conn_fd, text, sizeof(text), NULL, 0,
+				      &n_fds, MSG_DONTWAIT);
+
+	if (n > 0 || n == -EAGAIN)
+		return;
+	release_run(svc->draining[i]);
+	svc->n_draining--;
+	memmove(svc->draining + i, svc->draining + i + 1,
+		(svc->n_draining - i) * sizeof(*svc->draining));
 }
 
 /* Kept for a caller whose connection died with the agent before (exec_agent_end asks again). */
@@ -927,13 +932,17 @@ static void end_run(struct exec_service *svc, size_t i)
 	svc->runs[i] = svc->runs[--svc->n_runs];
 	if (user && user->runs)
 		user->runs--;
-	run->conn_fd = -1;
-	snprintf(cgroup, sizeof(cgroup), "%s", relative_path(svc, run->cgroup.path));
-	release_run(svc, run, &lost, &oom);
-	if (conn_fd >= 0)
+	snprintf(cgroup, sizeof(cgroup), "%s",
+		 cgroup_relative_path(svc->layout, run->core.cgroup.path));
+	end_cgroup(run, &oom);
+	lost = run_core_events_lost(&run->core);
+	if (conn_fd >= 0) {
 		answer_end(conn_fd, lost, oom);
-	else
-		remember_ended(svc, cgroup, uid, lost, oom);
+		drain_run(svc, run);
+		return;
+	}
+	remember_ended(svc, cgroup, uid, lost, oom);
+	release_run(run);
 }
 
 /*
@@ -948,9 +957,9 @@ static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup
 		struct exec_service_run *run = svc->runs[i];
 
 		if (run->conn_fd < 0 && run->uid == peer->uid &&
-		    strcmp(relative_path(svc, run->cgroup.path), cgroup) == 0) {
+		    strcmp(cgroup_relative_path(svc->layout, run->core.cgroup.path), cgroup) == 0) {
 			run->conn_fd = fd; /* watched since it was accepted */
-			if (!is_populated(run) || exec_cgroup_kill(&run->cgroup))
+			if (!is_populated(run) || exec_cgroup_kill(&run->core.cgroup))
 				end_run(svc, i);
 			return;
 		}
@@ -961,6 +970,7 @@ static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup
 		if (ended->cgroup && ended->uid == peer->uid &&
 		    strcmp(ended->cgroup, cgroup) == 0) {
 			answer_end(fd, ended->events_lost, ended->oom_killed);
+			close(fd);
 			free(ended->cgroup);
 			ended->cgroup = NULL;
 			return;
@@ -994,7 +1004,7 @@ static void read_run_conn(struct exec_service *svc, size_t i)
 	end = strcmp(json_string_value(json_object_get(msg, "op")) ?: "", "end") == 0;
 	json_decref(msg);
 	if (end) {
-		if (!is_populated(run) || exec_cgroup_kill(&run->cgroup))
+		if (!is_populated(run) || exec_cgroup_kill(&run->core.cgroup))
 			end_run(svc, i);
 		return;
 	}
@@ -1007,7 +1017,7 @@ static bool is_populated(const struct exec_service_run *run)
 	char path[PATH_MAX + 16];
 	long values[2];
 
-	snprintf(path, sizeof(path), "%s/cgroup.events", run->cgroup.path);
+	snprintf(path, sizeof(path), "%s/cgroup.events", run->core.cgroup.path);
 	return read_proc_field(path, "populated", values) != 0 || values[0] != 0;
 }
 
@@ -1044,6 +1054,12 @@ void exec_service_serve(struct exec_service *svc)
 				if (svc->pending[i].fd == fd)
 					read_pending(svc, i);
 			}
+			for (size_t i = 0; i < svc->n_draining; i++) {
+				if (svc->draining[i]->conn_fd == fd) {
+					read_draining_conn(svc, i);
+					break;
+				}
+			}
 			for (size_t i = 0; i < svc->n_runs; i++) {
 				if (svc->runs[i]->conn_fd == fd) {
 					read_run_conn(svc, i);
@@ -1073,14 +1089,16 @@ static void adopt_run(struct exec_service *svc, const char *path, uid_t uid)
 		free(run);
 		return;
 	}
-	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .ring_fd = -1, .setup_fd = -1};
-	snprintf(run->cgroup.path, sizeof(run->cgroup.path), "%s", path);
-	run->cgroup_created = cgroup_read_id(path, &run->cgroup.id) == 0;
-	if (run->cgroup_created &&
-	    policy_maps_get_binding(svc->maps, run->cgroup.id, &binding) == 0 &&
+	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .setup_fd = -1};
+	run_core_init(&run->core, svc->maps, uid);
+	run->core.roots_elsewhere = true; /* installed by an earlier agent */
+	snprintf(run->core.cgroup.path, sizeof(run->core.cgroup.path), "%s", path);
+	run->core.cgroup_created = cgroup_read_id(path, &run->core.cgroup.id) == 0;
+	if (run->core.cgroup_created &&
+	    policy_maps_get_binding(svc->maps, run->core.cgroup.id, &binding) == 0 &&
 	    binding.policy_id >= CGWARD_EXEC_POLICY_MIN)
-		run->policy_id = binding.policy_id;
-	if (!run->cgroup_created || add_run(svc, run)) {
+		run->core.policy_id = binding.policy_id;
+	if (!run->core.cgroup_created || add_run(svc, run)) {
 		free_run(run);
 		return;
 	}
@@ -1137,6 +1155,8 @@ void exec_service_close(struct exec_service *svc)
 	for (size_t i = 0; i < svc->n_runs; i++)
 		free_run(svc->runs[i]);
 	free(svc->runs);
+	for (size_t i = 0; i < svc->n_draining; i++)
+		release_run(svc->draining[i]);
 	for (size_t i = 0; i < EXEC_SERVICE_ENDED; i++)
 		free(svc->ended[i].cgroup);
 	free(svc->users);

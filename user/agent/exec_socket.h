@@ -40,6 +40,9 @@ struct exec_service_ended {
 /* Runs whose answer is kept: a caller asks within seconds of its agent's restart. */
 #define EXEC_SERVICE_ENDED 64
 
+/* Ended runs whose caller may still read their ring's last records: parked once it hangs up. */
+#define EXEC_SERVICE_DRAINING 64
+
 struct exec_service_pending {
 	int fd; /* -1: a free slot */
 	uid_t uid;
@@ -52,6 +55,7 @@ struct exec_service {
 	int epoll_fd;	/* the listener, each connection and inotify_fd: polled by the agent */
 	int inotify_fd; /* cgroup.events of each run: tear-down once it is empty */
 	char slice[PATH_MAX];
+	const char *plane_dir; /* where the plane is pinned: its claims lock */
 	const struct policy_maps *maps;
 	const struct cgroup_layout *layout;
 	struct agent_tree *tree; /* the agent's rules: bound on a run's cgroups before it runs */
@@ -62,18 +66,22 @@ struct exec_service {
 	size_t n_runs, cap_runs;
 	struct exec_service_ended ended[EXEC_SERVICE_ENDED];
 	size_t next_ended; /* the slot the next one takes: the oldest */
+	struct exec_service_run *draining[EXEC_SERVICE_DRAINING]; /* the oldest first */
+	size_t n_draining;
 	struct exec_service_user *users;
 	size_t n_users, cap_users;
 };
 
 /*
  * Listens on config->path (nothing when it is empty: off) with its mode and
- * group, and finds the runs' slice beside the agent's own cgroup. Returns 0
- * or negative errno, the reason in err.
+ * group, and finds the runs' slice beside the agent's own cgroup; plane_dir
+ * is where the plane the maps belong to is pinned. Returns 0 or negative
+ * errno, the reason in err.
  */
 int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
-		      const struct policy_maps *maps, const struct cgroup_layout *layout,
-		      struct agent_tree *tree, FILE *sink, char *err, size_t errlen);
+		      const char *plane_dir, const struct policy_maps *maps,
+		      const struct cgroup_layout *layout, struct agent_tree *tree, FILE *sink,
+		      char *err, size_t errlen);
 
 /* The descriptor to poll: readable when a request, an end or a run's exit waits. -1 when off. */
 int exec_service_fd(const struct exec_service *svc);

@@ -351,22 +351,15 @@ static void send_exit(int exit_fd, const char *key, json_t *value)
 static int confine(const struct exec_spawn_run *run, const struct private_tmp_report *report,
 		   pid_t pid, char *err, size_t errlen)
 {
-	struct root_spec private_roots[PRIVATE_TMP_DIRS];
-	size_t n = private_tmp_roots(report, private_roots);
-	int ret = policy_maps_put_roots(run->maps, run->policy_id, private_roots, n);
+	int ret = run_core_put_private_tmp(run->core, report, err, errlen);
 
-	if (ret) {
-		snprintf(err, errlen, "--private-tmp: cannot install its roots: %s",
-			 strerror(-ret));
-		return ret;
-	}
-	return exec_cgroup_attach(run->cgroup, pid, err, errlen);
+	return ret ? ret : exec_cgroup_attach(&run->core->cgroup, pid, err, errlen);
 }
 
 static void __attribute__((noreturn))
 supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int setup_fd)
 {
-	const struct policy_maps *maps = run->maps;
+	const struct policy_maps *maps = run->core->maps;
 	int keep[] = {spawn->exit_fd,
 		      setup_fd,
 		      spawn->pidfd,

@@ -20,9 +20,8 @@
 #include <sys/types.h>
 #include <jansson.h>
 
-#include "cgroup.h"
-#include "policy_maps.h"
 #include "roots.h"
+#include "run_core.h"
 
 /* The descriptors of a spawn request after "self" (cwd, stdio, exit): fds[1..EXEC_SPAWN_FDS]. */
 #define EXEC_SPAWN_FDS 5
@@ -44,9 +43,7 @@ struct exec_spawn {
 
 /* What the supervisor needs of the run: the agent's, bound before the fork. */
 struct exec_spawn_run {
-	const struct policy_maps *maps;
-	__u32 policy_id;
-	const struct exec_cgroup *cgroup;
+	struct run_core *core;	       /* the supervisor's copy takes the private directories */
 	const struct root_spec *roots; /* bound back when beneath a private directory */
 	size_t n_roots;
 	const struct root_spec *nodes; /* --allow-unix (bound back too) and --allow-dev */

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <bpf/bpf.h>
 
 #include "cgroup.h"
 #include "exec_agent.h"
@@ -23,10 +21,9 @@
 #include "policy_maps.h"
 #include "private_tmp.h"
 #include "roots.h"
+#include "run_core.h"
 #include "spawn.h"
 #include "wait_loop.h"
-
-#define CGROUP_REMOVE_TIMEOUT_MS 5000
 
 /* What one execution holds, released in reverse order by exec_cleanup(). */
 struct execution {
@@ -42,8 +39,6 @@ struct execution {
 	bool agent_oom_killed;
 	struct root_spec roots[EXEC_MAX_ROOTS];
 	size_t n_roots;
-	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
-	size_t n_private_roots;
 	struct root_spec unix_sockets[EXEC_MAX_ROOTS]; /* --allow-unix */
 	size_t n_unix_sockets;
 	struct root_spec devices[EXEC_MAX_ROOTS]; /* --allow-dev */
@@ -51,16 +46,8 @@ struct execution {
 	struct cgroup_layout layout;
 	struct plane plane;
 	bool plane_open;
-	__u32 policy_id;  /* claimed in the plane's maps; 0 before */
-	int ring_fd;	  /* the run's own events */
-	bool ring_reused; /* parked by an earlier run: its old records are skipped */
-	struct ring_insert {
-		pthread_t thread;
-		bool started;
-		int ret;
-	} ring_insert;
-	struct exec_cgroup cgroup;
-	bool cgroup_created;
+	struct run_core core; /* direct: the run's policy, ring and cgroup */
+	int agent_ring_fd;    /* through the agent: the run's ring, the agent's grant */
 	struct event_context ctx;
 	struct event_stream events;
 	bool events_open;
@@ -205,88 +192,26 @@ static int block_signals(struct execution *x, sigset_t *previous)
 	return 0;
 }
 
-static const char *relative_cgroup(const struct execution *x)
-{
-	size_t len = strlen(x->layout.unified);
-
-	return strncmp(x->cgroup.path, x->layout.unified, len) == 0 ? x->cgroup.path + len
-								    : x->cgroup.path;
-}
-
 /* The lost counter of the run's own ring buffer: its policy_info entry's. */
 static __u64 exec_events_lost(void *arg)
 {
 	const struct execution *x = arg;
-	struct cgward_policy_info info;
 
-	if (x->via_agent)
-		return x->agent_events_lost;
-	return policy_maps_get_info(&x->plane.maps, x->policy_id, &info) ? 0 : info.events_lost;
-}
-
-/*
- * Inserting into a map of maps waits for an RCU grace period (the kernel's
- * maybe_wait_bpf_programs), some 20 ms: the run's ring buffer goes in from a
- * thread while its cgroup is made and CMD forked, and the gate waits for it.
- */
-static void *insert_ring(void *arg)
-{
-	struct execution *x = arg;
-
-	x->ring_insert.ret = policy_maps_put_exec_ring(&x->plane.maps, x->policy_id, x->ring_fd);
-	return NULL;
-}
-
-/* The thread blocks every signal: they are the main thread's, read from its signalfd. */
-static int start_ring_insert(struct execution *x)
-{
-	sigset_t all, previous;
-	int ret;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &previous);
-	ret = -pthread_create(&x->ring_insert.thread, NULL, insert_ring, x);
-	pthread_sigmask(SIG_SETMASK, &previous, NULL);
-	x->ring_insert.started = ret == 0;
-	return ret;
-}
-
-/* 0 once the run's ring buffer is in exec_events: its events reach it. */
-static int finish_ring_insert(struct execution *x)
-{
-	if (x->ring_insert.started) {
-		pthread_join(x->ring_insert.thread, NULL);
-		x->ring_insert.started = false;
-	}
-	return x->ring_insert.ret;
+	return x->via_agent ? x->agent_events_lost : run_core_events_lost(&x->core);
 }
 
 /*
  * The run's policy under an id of its own, with its roots, before its
- * cgroup exists: the cgroup is bound to a complete policy. Its ring buffer
- * is one an earlier run of the caller's parked, or a new one inserted
- * meanwhile (finish_ring_insert).
+ * cgroup exists: the cgroup is bound to a complete policy.
  */
 static int install_policy(struct execution *x)
 {
-	const struct policy_maps *maps = &x->plane.maps;
-	int lock = plane_lock_claims(PLANE_DIR);
-	int ret = lock < 0 ? lock
-			   : policy_maps_claim_exec(maps, "exec", (__u32)getpid(), getuid(),
-						    &x->policy_id, &x->ring_fd);
+	int ret;
 
-	if (lock >= 0)
-		close(lock);
-	x->ring_reused = x->ring_fd >= 0;
-	if (ret == 0 && !x->ring_reused) {
-		/* No name: libbpf would load a probe program to learn whether names are supported.
-		 */
-		x->ring_fd =
-		    bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);
-		ret = x->ring_fd < 0 ? -errno : start_ring_insert(x);
-	}
+	run_core_init(&x->core, &x->plane.maps, getuid());
+	ret = run_core_claim(&x->core, PLANE_DIR);
 	if (ret == 0)
-		ret = policy_maps_put_roots(maps, x->policy_id, x->roots, x->n_roots);
+		ret = run_core_put_roots(&x->core, x->roots, x->n_roots);
 	return ret;
 }
 
@@ -303,8 +228,6 @@ static int open_events(struct execution *x, int ring_fd, size_t ring_size, const
 	ret = event_stream_open(&x->events, ring_fd, ring_size, exec_events_lost, x, x->sink,
 				&x->ctx);
 	x->events_open = ret == 0;
-	if (ret == 0 && x->ring_reused)
-		event_stream_skip(&x->events);
 	if (ret)
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
 	return ret;
@@ -339,20 +262,17 @@ static int set_up_enforcement(struct execution *x)
 		fprintf(stderr, "cgward: cannot install the policy: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = exec_cgroup_create(&x->layout, x->req->cgroup_parent, x->req->memory_mib, &x->cgroup,
-				 err, sizeof(err));
-	x->cgroup_created = ret == 0;
-	if (ret == 0) {
-		ret = policy_maps_bind_exec_cgroup(&x->plane.maps, x->cgroup.id, x->policy_id,
-						   x->req->policy_flags, x->req->dropped_caps);
-		if (ret)
-			snprintf(err, sizeof(err), "cannot bind the cgroup: %s", strerror(-ret));
-	}
+	ret = run_core_create_cgroup(&x->core, &x->layout, x->req->cgroup_parent,
+				     x->req->memory_mib, err, sizeof(err));
+	if (ret == 0)
+		ret = run_core_bind(&x->core, x->req->policy_flags, x->req->dropped_caps, err,
+				    sizeof(err));
 	if (ret) {
 		fprintf(stderr, "cgward: %s\n", err);
 		return ret;
 	}
-	return open_events(x, x->ring_fd, CGWARD_EXEC_RING_SIZE, relative_cgroup(x));
+	return open_events(x, x->core.ring_fd, CGWARD_EXEC_RING_SIZE,
+			   cgroup_relative_path(&x->layout, x->core.cgroup.path));
 }
 
 static int exec_error_status(int err, const char *cmd)
@@ -387,8 +307,8 @@ static int confine_through_agent(struct execution *x, pid_t pid)
 	memcpy(nodes + x->n_unix_sockets, x->devices, x->n_devices * sizeof(*nodes));
 	ret = exec_agent_confine(x->agent_fd, &ask, &x->grant);
 	if (ret == 0) {
-		x->ring_fd = x->grant.ring_fd;
-		ret = open_events(x, x->ring_fd, x->grant.ring_size, x->grant.cgroup);
+		x->agent_ring_fd = x->grant.ring_fd;
+		ret = open_events(x, x->agent_ring_fd, x->grant.ring_size, x->grant.cgroup);
 	}
 	return ret;
 }
@@ -399,8 +319,8 @@ static int confine_child(struct execution *x, const struct spawned *child, char 
 	if (x->via_agent)
 		return confine_through_agent(x, child->pid);
 	if (child->in_cgroup)
-		return exec_cgroup_attach_memory(&x->cgroup, child->pid, err, errlen);
-	return exec_cgroup_attach(&x->cgroup, child->pid, err, errlen);
+		return exec_cgroup_attach_memory(&x->core.cgroup, child->pid, err, errlen);
+	return exec_cgroup_attach(&x->core.cgroup, child->pid, err, errlen);
 }
 
 /* Confines the gated child, rechecks the roots, and lets it run. */
@@ -411,7 +331,7 @@ static int start_command(struct execution *x, struct spawned *child)
 
 	for (size_t i = 0; ret == 0 && i < x->n_roots; i++)
 		ret = root_verify_unchanged(&x->roots[i], err, sizeof(err));
-	if (ret == 0 && (ret = finish_ring_insert(x)) != 0)
+	if (ret == 0 && !x->via_agent && (ret = run_core_ring_ready(&x->core)) != 0)
 		snprintf(err, sizeof(err), "cannot install the run's ring buffer: %s",
 			 strerror(-ret));
 	if (ret) {
@@ -477,14 +397,11 @@ static int wait_for_command(struct execution *x, pid_t pid)
 /* The child's private tmpfs directories become write roots before it is let in. */
 static int install_private_tmp(struct execution *x, const struct private_tmp_report *report)
 {
-	int ret;
+	char err[128];
+	int ret = run_core_put_private_tmp(&x->core, report, err, sizeof(err));
 
-	x->n_private_roots = private_tmp_roots(report, x->private_roots);
-	ret = policy_maps_put_roots(&x->plane.maps, x->policy_id, x->private_roots,
-				    x->n_private_roots);
 	if (ret)
-		fprintf(stderr, "cgward: --private-tmp: cannot install its roots: %s\n",
-			strerror(-ret));
+		fprintf(stderr, "cgward: %s\n", err);
 	return ret;
 }
 
@@ -494,11 +411,10 @@ static int install_private_tmp(struct execution *x, const struct private_tmp_rep
  */
 static int install_allowed_nodes(struct execution *x)
 {
-	int ret =
-	    policy_maps_put_roots(&x->plane.maps, x->policy_id, x->unix_sockets, x->n_unix_sockets);
+	int ret = run_core_put_roots(&x->core, x->unix_sockets, x->n_unix_sockets);
 
 	if (ret == 0)
-		ret = policy_maps_put_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
+		ret = run_core_put_roots(&x->core, x->devices, x->n_devices);
 	if (ret)
 		fprintf(stderr, "cgward: --allow-unix, --allow-dev: cannot install: %s\n",
 			strerror(-ret));
@@ -511,7 +427,7 @@ static int spawn_into_cgroup(struct execution *x, const sigset_t *previous, stru
 	int cgroup_fd = -1, ret;
 
 	if (!x->via_agent) {
-		cgroup_fd = open(x->cgroup.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		cgroup_fd = open(x->core.cgroup.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cgroup_fd < 0)
 			return -errno;
 	}
@@ -632,41 +548,28 @@ static int tear_down_through_agent(struct execution *x, int status)
 static int tear_down(struct execution *x, int status)
 {
 	char err[PATH_MAX + 128];
+	bool oom_killed;
 
 	if (x->via_agent)
 		return tear_down_through_agent(x, status);
-	finish_ring_insert(x); /* a run that failed before its gate */
 	if (x->events_open)
 		event_stream_drain(&x->events);
-	if (x->cgroup_created) {
-		if (exec_cgroup_oom_killed(&x->cgroup))
+	if (run_core_end(&x->core, &oom_killed, err, sizeof(err))) {
+		if (oom_killed)
 			status = oom_killed_status(x);
-		if (exec_cgroup_destroy(&x->cgroup, CGROUP_REMOVE_TIMEOUT_MS, err, sizeof(err))) {
-			fprintf(stderr, "cgward: %s\n", err);
-			status = status ? status : EXIT_SETUP_FAILED;
-			/* Its processes stay confined: cgward gc removes the policy later. */
-			return status;
-		}
-		policy_maps_unbind_cgroup(&x->plane.maps, x->cgroup.id);
+		fprintf(stderr, "cgward: %s\n", err);
+		/* Its processes stay confined: cgward gc removes the policy later. */
+		return status ? status : EXIT_SETUP_FAILED;
 	}
+	if (oom_killed)
+		status = oom_killed_status(x);
 	/*
 	 * The cgroup is gone (its binding with it): no process can use the
 	 * policy now, and the ring's last records are read before it is parked.
 	 */
 	if (x->events_open)
 		event_stream_drain(&x->events);
-	if (x->policy_id) {
-		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->private_roots,
-					 x->n_private_roots);
-		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->unix_sockets,
-					 x->n_unix_sockets);
-		policy_maps_delete_roots(&x->plane.maps, x->policy_id, x->devices, x->n_devices);
-		if (x->ring_fd >= 0 && x->ring_insert.ret == 0)
-			policy_maps_park_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots,
-					      getuid(), x->ring_fd);
-		else
-			policy_maps_delete_exec(&x->plane.maps, x->policy_id, x->roots, x->n_roots);
-	}
+	run_core_release(&x->core);
 	return status;
 }
 
@@ -676,8 +579,9 @@ static void exec_cleanup(struct execution *x)
 		event_stream_close(&x->events);
 	if (x->plane_open)
 		plane_close(&x->plane);
-	if (x->ring_fd >= 0)
-		close(x->ring_fd);
+	run_core_close(&x->core);
+	if (x->agent_ring_fd >= 0)
+		close(x->agent_ring_fd);
 	for (size_t i = 0; i < x->n_roots; i++)
 		root_close(&x->roots[i]);
 	if (x->epoll_fd >= 0)
@@ -709,7 +613,8 @@ int exec_run(const struct exec_request *req)
 			      .grant.exit_fd = -1,
 			      .signal_fd = -1,
 			      .epoll_fd = -1,
-			      .ring_fd = -1};
+			      .core.ring_fd = -1,
+			      .agent_ring_fd = -1};
 	int status;
 
 	if ((x.via_agent && check_agent_request(req)) || resolve_roots(&x) ||

@@ -157,6 +157,13 @@ int cgroup_layout_detect(const char *mountinfo_path, struct cgroup_layout *layou
 	return layout->unified[0] ? 0 : -ENOENT;
 }
 
+const char *cgroup_relative_path(const struct cgroup_layout *layout, const char *path)
+{
+	size_t len = strlen(layout->unified);
+
+	return strncmp(path, layout->unified, len) == 0 ? path + len : path;
+}
+
 /* The part of a /proc/self/cgroup path below the mount's root, "" for the root itself. */
 static const char *below_mount_root(const char *path, const char *root)
 {

@@ -28,6 +28,9 @@ struct cgroup_layout {
 /* Reads a mountinfo file (normally "/proc/self/mountinfo"); -ENOENT if no cgroup2 mount. */
 int cgroup_layout_detect(const char *mountinfo_path, struct cgroup_layout *layout);
 
+/* path relative to the cgroup2 mount point (as /proc/PID/cgroup says it); path if outside it. */
+const char *cgroup_relative_path(const struct cgroup_layout *layout, const char *path);
+
 struct exec_cgroup {
 	char path[PATH_MAX];	    /* cgroup2 directory, e.g. /sys/fs/cgroup/cgward-1234-9f3a... */
 	__u64 id;		    /* cgroup id as bpf_get_current_cgroup_id() reports it */
