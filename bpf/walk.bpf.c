@@ -87,6 +87,7 @@ __noinline int name_step(NAME_PARAMS)
 	NAME_STATE(state, scratch);
 	struct dentry *dentry;
 	const unsigned char *name;
+	__u64 mnt;
 	__u32 len;
 
 	if (!state || !scratch)
@@ -94,7 +95,11 @@ __noinline int name_step(NAME_PARAMS)
 	if (state->pos.dentry == state->task_root && state->pos.mnt == state->task_root_mnt)
 		return WALK_DONE;
 	dentry = (struct dentry *)state->pos.dentry;
+	mnt = state->pos.mnt;
 	if (!step_up(&state->pos)) {
+		/* step_up stayed within a file system that ends here: named from its root. */
+		if (mnt && !state->pos.mnt)
+			state->flags |= NAME_FROM_FS_ROOT;
 		if (!state->pos.mnt)
 			return WALK_DONE;
 		/*
