@@ -20,9 +20,7 @@
 
 struct user_namespace_maker {
 	__u64 cred; /* struct cred *: the entry goes with it (cred_free) */
-	__u64 boundary_id;
-	__u32 policy_id;
-	__u32 unused;
+	struct boundary_owner owner;
 };
 
 /*
@@ -58,8 +56,7 @@ int BPF_PROG(create_user_ns, struct cred *new, int ret)
 	if (!policy)
 		return 0;
 	ns = (__u64)BPF_CORE_READ(new, user_ns);
-	maker.boundary_id = policy->boundary_id;
-	maker.policy_id = policy->policy_id;
+	maker.owner = boundary_owner_of(policy);
 	bpf_map_update_elem(&user_namespaces_made, &ns, &maker, BPF_ANY);
 	return 0;
 }
@@ -67,12 +64,13 @@ int BPF_PROG(create_user_ns, struct cred *new, int ret)
 SEC("lsm/cred_free")
 int BPF_PROG(cred_free, struct cred *cred)
 {
+	struct user_namespace *user_ns = BPF_CORE_READ(cred, user_ns);
 	struct user_namespace_maker *maker;
-	__u64 ns;
+	__u64 ns = (__u64)user_ns;
 
-	if (!BPF_CORE_READ(cred, user_ns, level))
+	/* Every credentials' end passes here: those of the initial namespace at one load. */
+	if (!BPF_CORE_READ(user_ns, level))
 		return 0;
-	ns = (__u64)BPF_CORE_READ(cred, user_ns);
 	maker = bpf_map_lookup_elem(&user_namespaces_made, &ns);
 	if (maker && maker->cred == (__u64)cred)
 		bpf_map_delete_elem(&user_namespaces_made, &ns);
@@ -86,8 +84,7 @@ static __always_inline bool made_in_boundary(const struct cgward_cgroup_policy *
 	__u64 key = (__u64)ns;
 	struct user_namespace_maker *maker = bpf_map_lookup_elem(&user_namespaces_made, &key);
 
-	return maker && maker->boundary_id == policy->boundary_id &&
-	       maker->policy_id == policy->policy_id;
+	return maker && owned_by(&maker->owner, policy);
 }
 
 /* include/linux/security.h: the kernel probes (the task does not act) and wants no record. */

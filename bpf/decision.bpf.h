@@ -672,6 +672,27 @@ static __noinline bool own_proc_entry(const struct cgward_cgroup_policy *policy,
 	return in_boundary(policy, task);
 }
 
+static __always_inline struct boundary_owner
+boundary_owner_of(const struct cgward_cgroup_policy *policy)
+{
+	return (struct boundary_owner){.boundary_id = policy->boundary_id,
+				       .policy_id = policy->policy_id};
+}
+
+/* Whether owner (NULL: none) is policy's boundary. */
+static __always_inline bool owned_by(const struct boundary_owner *owner,
+				     const struct cgward_cgroup_policy *policy)
+{
+	return owner && owner->policy_id == policy->policy_id &&
+	       owner->boundary_id == policy->boundary_id;
+}
+
+/* A file system that holds only memory: what a user namespace's tmpfs may be its own. */
+static __always_inline bool memory_fs(const struct super_block *sb)
+{
+	return sb->s_magic == TMPFS_MAGIC || sb->s_magic == RAMFS_MAGIC;
+}
+
 /*
  * Whether sb is a tmpfs or ramfs that a task of policy's boundary mounted in
  * a mount namespace of a user namespace (mounts.bpf.c): memory that only its
@@ -680,15 +701,12 @@ static __noinline bool own_proc_entry(const struct cgward_cgroup_policy *policy,
 static __always_inline bool own_namespace_fs(const struct cgward_cgroup_policy *policy,
 					     struct super_block *sb)
 {
-	struct namespace_fs *owner;
 	struct inode *root;
 
-	if (sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC)
+	if (!memory_fs(sb))
 		return false;
 	root = sb->s_root->d_inode;
-	owner = root ? bpf_inode_storage_get(&namespace_fs, root, 0, 0) : NULL;
-	return owner && owner->policy_id == policy->policy_id &&
-	       owner->boundary_id == policy->boundary_id;
+	return root && owned_by(bpf_inode_storage_get(&namespace_fs, root, 0, 0), policy);
 }
 
 /*

@@ -57,22 +57,23 @@ struct {
 	__type(value, struct walk_cache_entry);
 } walk_cache SEC(".maps") __weak;
 
-/*
- * On the root inode of a tmpfs or ramfs that a boundary's task mounted in a
- * user namespace's mount namespace: that boundary (mounts.bpf.c). The
- * programs' own, freed with the file system; a plane loaded since knows none.
- */
-struct namespace_fs {
+/* The boundary whose task made something: a user namespace, a tmpfs in one. */
+struct boundary_owner {
 	__u64 boundary_id;
 	__u32 policy_id;
 	__u32 unused;
 };
 
+/*
+ * On the root inode of a tmpfs or ramfs that a boundary's task mounted in a
+ * user namespace's mount namespace: that boundary (mounts.bpf.c). The
+ * programs' own, freed with the file system; a plane loaded since knows none.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct namespace_fs);
+	__type(value, struct boundary_owner);
 } namespace_fs SEC(".maps") __weak;
 
 /*

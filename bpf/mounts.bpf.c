@@ -132,17 +132,15 @@ SEC("lsm/sb_kern_mount")
 int BPF_PROG(sb_kern_mount, struct super_block *sb, int ret)
 {
 	struct cgward_cgroup_policy *policy;
-	struct namespace_fs owner;
+	struct boundary_owner owner;
 	__u64 cgroup_id;
 
 	if (ret)
 		return ret;
 	policy = current_policy(&cgroup_id);
-	if (!policy || !sb->s_user_ns->level ||
-	    (sb->s_magic != TMPFS_MAGIC && sb->s_magic != RAMFS_MAGIC) || !sb->s_root->d_inode)
+	if (!policy || !sb->s_user_ns->level || !memory_fs(sb) || !sb->s_root->d_inode)
 		return 0;
-	owner.policy_id = policy->policy_id;
-	owner.boundary_id = policy->boundary_id;
+	owner = boundary_owner_of(policy);
 	bpf_inode_storage_get(&namespace_fs, sb->s_root->d_inode, &owner,
 			      BPF_LOCAL_STORAGE_GET_F_CREATE);
 	return 0;

@@ -31,14 +31,13 @@ static __always_inline bool step_up(struct walk_pos *pos)
 		parent = BPF_CORE_READ(mnt, mnt_parent);
 		if (parent == mnt)
 			return false;
-		if (BPF_CORE_READ(mnt, mnt_ns, user_ns, level) > 0) {
-			pos->mnt = 0;
-		} else {
+		if (!BPF_CORE_READ(mnt, mnt_ns, user_ns, level)) {
 			pos->dentry = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
 			pos->mnt = (__u64)parent;
 			pos->crossed_mount = 1;
 			return true;
 		}
+		pos->mnt = 0; /* a user namespace's mount: on within the file system */
 	}
 	up = BPF_CORE_READ(dentry, d_parent);
 	if (up == dentry)
