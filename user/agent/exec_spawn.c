@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -206,12 +207,6 @@ void exec_spawn_free(struct exec_spawn *spawn)
 	spawn->groups = NULL;
 }
 
-/* What the command's child side needs: the request, and what to bind back in its private /tmp. */
-struct caller_context {
-	const struct exec_spawn *spawn;
-	struct private_tmp_setup setup;
-};
-
 static int fail(const char *what)
 {
 	int ret = -errno;
@@ -252,37 +247,20 @@ static int take_caller_limits(pid_t pid)
 	return 0;
 }
 
-/* The caller's uid, gid and groups, and no way to gain more (setuid files, file capabilities). */
-static int become_caller(const struct exec_spawn *spawn)
-{
-	if (setgroups(spawn->n_groups, spawn->groups) ||
-	    setresgid(spawn->gid, spawn->gid, spawn->gid) ||
-	    setresuid(spawn->uid, spawn->uid, spawn->uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return fail("cannot take the caller's identity");
-	return 0;
-}
-
 /*
- * In the command's process, before its gate: the caller's stdio (so that
- * what fails from here is said to the caller), namespaces, cwd, a private
- * /tmp, limits and identity. The caller's root must be its mount
- * namespace's: a chroot the command would escape is refused.
+ * In the supervisor, root and outside the run's cgroup, what the boundary
+ * would refuse inside it: the caller's namespaces, a private /tmp, the
+ * caller's cwd and limits (the command inherits them all). The caller's
+ * root must be its mount namespace's: a chroot the command would escape is
+ * refused.
  */
-static int enter_caller(void *arg, void *report)
+static int enter_caller(const struct exec_spawn *spawn, const struct private_tmp_setup *setup,
+			struct private_tmp_report *report)
 {
-	const struct caller_context *ctx = arg;
-	const struct exec_spawn *spawn = ctx->spawn;
 	struct stat caller_root, ns_root;
 	char path[64];
 	int ret;
 
-	for (int i = 0; i < 3; i++) {
-		if (dup2(spawn->stdio_fds[i], i) < 0)
-			return -errno;
-	}
-	/* The agent ignores or handles signals its way; the command gets the defaults. */
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
 	snprintf(path, sizeof(path), "/proc/%d/root", spawn->caller_pid);
 	if (stat(path, &caller_root))
 		return fail("the caller's root");
@@ -298,14 +276,52 @@ static int enter_caller(void *arg, void *report)
 	/* Before the new namespace: it takes the cwd along, as cgward exec's own child's. */
 	if (fchdir(spawn->cwd_fd))
 		return fail("the caller's cwd");
-	ret = private_tmp_enter((void *)&ctx->setup, report);
+	ret = private_tmp_enter((void *)setup, report);
 	if (ret == 0)
 		ret = take_caller_limits(spawn->caller_pid);
-	if (ret == 0)
-		ret = become_caller(spawn);
 	umask((mode_t)spawn->umask);
-	environ = spawn->env;
 	return ret;
+}
+
+/*
+ * The caller's groups, gid and uid, but for the saved and file-system uids:
+ * the command is cloned straight into the run's cgroup (no migration, whose
+ * write to cgroup.procs waits for an RCU grace period), and the kernel
+ * checks the cloner's file-system ids against the cgroup.procs of the
+ * cgroups' common ancestor. The command drops the saved uid itself
+ * (become_caller), before it can run anything of its own.
+ */
+static int take_caller_ids(const struct exec_spawn *spawn)
+{
+	if (setgroups(spawn->n_groups, spawn->groups) ||
+	    setresgid(spawn->gid, spawn->gid, spawn->gid) || setresuid(spawn->uid, spawn->uid, 0))
+		return fail("cannot take the caller's identity");
+	setfsuid(0);
+	return setfsuid((uid_t)-1) == 0 ? 0 : -EPERM;
+}
+
+/*
+ * In the command's process, in the run's cgroup, before its gate: the
+ * caller's stdio (so that what fails from here is said to the caller), the
+ * caller's uid alone, and no way to gain more (setuid files, file
+ * capabilities). Nothing here asks for a capability.
+ */
+static int become_caller(void *arg, void *report)
+{
+	const struct exec_spawn *spawn = arg;
+
+	(void)report;
+	for (int i = 0; i < 3; i++) {
+		if (dup2(spawn->stdio_fds[i], i) < 0)
+			return -errno;
+	}
+	/* The agent ignores or handles signals its way; the command gets the defaults. */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	if (setresuid(spawn->uid, spawn->uid, spawn->uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return fail("cannot take the caller's identity");
+	environ = spawn->env;
+	return 0;
 }
 
 /* Everything of the agent's but what the supervisor uses is closed: listeners above all. */
@@ -347,13 +363,93 @@ static void send_exit(int exit_fd, const char *key, json_t *value)
 	json_decref(msg);
 }
 
-/* The command's private directories become write roots of the run, then it joins the cgroup. */
-static int confine(const struct exec_spawn_run *run, const struct private_tmp_report *report,
-		   pid_t pid, char *err, size_t errlen)
+/* A cgroup's cgroup.procs, opened as root in the agent's mount namespace. */
+static int open_procs(const char *dir)
 {
-	int ret = run_core_put_private_tmp(run->core, report, err, errlen);
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dir_fd < 0 ? -1 : openat(dir_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 
-	return ret ? ret : exec_cgroup_attach(&run->core->cgroup, pid, err, errlen);
+	if (dir_fd >= 0)
+		close(dir_fd);
+	return fd;
+}
+
+static int move_in(int procs_fd, pid_t pid)
+{
+	char text[16];
+	int n = snprintf(text, sizeof(text), "%d", pid);
+
+	return write(procs_fd, text, (size_t)n) == n ? 0 : -errno;
+}
+
+/*
+ * The run's cgroup (the command is cloned into it), and the cgroup.procs
+ * of it and of its v1 memory cgroup: a command forked where clone3 is
+ * refused (a seccomp filter's ENOSYS) is moved in after, and every
+ * command joins the memory cgroup after.
+ */
+struct run_cgroup {
+	int dir_fd, procs_fd, memory_procs_fd;
+};
+
+static int open_run_cgroup(const struct exec_cgroup *cg, struct run_cgroup *run_cg)
+{
+	run_cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	run_cg->procs_fd = open_procs(cg->path);
+	run_cg->memory_procs_fd = cg->memory_path[0] ? open_procs(cg->memory_path) : -1;
+	if (run_cg->dir_fd < 0 || run_cg->procs_fd < 0 ||
+	    (cg->memory_path[0] && run_cg->memory_procs_fd < 0))
+		return -errno;
+	return 0;
+}
+
+static int move_into_cgroup(const struct run_cgroup *run_cg, const struct spawned *child)
+{
+	int ret = child->in_cgroup ? 0 : move_in(run_cg->procs_fd, child->pid);
+
+	if (ret == 0 && run_cg->memory_procs_fd >= 0)
+		ret = move_in(run_cg->memory_procs_fd, child->pid);
+	return ret;
+}
+
+/*
+ * Until the command is started: the run's cgroup, the caller's namespaces,
+ * the private directories as write roots (while root: bpf() may need it),
+ * the caller's identity, and the command cloned into the cgroup at its gate.
+ */
+static int start_command(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
+			 const struct run_cgroup *run_cg, struct spawned *child, char *err,
+			 size_t errlen)
+{
+	struct root_spec sockets[run->n_nodes + 1];
+	struct private_tmp_setup setup = {
+	    .roots = run->roots, .n_roots = run->n_roots, .sockets = sockets};
+	struct private_tmp_report report;
+	struct spawn_prepare prepare = {
+	    .run = become_caller, .arg = (void *)spawn, .report = &report};
+	sigset_t none;
+	int ret;
+
+	for (size_t i = 0; i < run->n_nodes; i++) {
+		if (run->nodes[i].access == CGWARD_ACCESS_UNIX_PEER)
+			sockets[setup.n_sockets++] = run->nodes[i];
+	}
+	sigemptyset(&none);
+	ret = enter_caller(spawn, &setup, &report);
+	if (ret == 0)
+		ret = run_core_put_private_tmp(run->core, &report, err, errlen);
+	if (ret == 0)
+		ret = take_caller_ids(spawn);
+	if (ret == 0)
+		ret = spawn_gated(spawn->argv, &none, &prepare, run_cg->dir_fd, child);
+	/* Root again: the caller's processes can neither signal nor trace the supervisor. */
+	if (setresuid(0, 0, 0))
+		_exit(1);
+	if (ret == 0 && (ret = move_into_cgroup(run_cg, child)) != 0)
+		spawn_abort(child);
+	if (ret && !err[0])
+		snprintf(err, errlen, "cannot start %s: %s", spawn->argv[0], strerror(-ret));
+	return ret;
 }
 
 static void __attribute__((noreturn))
@@ -373,31 +469,19 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 		      maps->exec_events_fd,
 		      maps->root_tags_fd,
 		      maps->container_started_fd};
-	struct root_spec sockets[run->n_nodes + 1];
-	struct caller_context ctx = {
-	    .spawn = spawn,
-	    .setup = {.roots = run->roots, .n_roots = run->n_roots, .sockets = sockets}};
-	struct private_tmp_report report;
-	struct spawn_prepare prepare = {
-	    .run = enter_caller, .arg = &ctx, .report = &report, .report_size = sizeof(report)};
+	struct run_cgroup run_cg;
 	char err[PATH_MAX + 128] = "";
 	struct spawned child;
-	sigset_t none;
 	int wstatus, ret;
 
 	close_fds_except(keep, sizeof(keep) / sizeof(keep[0]));
+	dup2(spawn->stdio_fds[2], STDERR_FILENO); /* what fails from here is said to the caller */
 	setsid(); /* signals to the agent's process group are not the run's */
-	for (size_t i = 0; i < run->n_nodes; i++) {
-		if (run->nodes[i].access == CGWARD_ACCESS_UNIX_PEER)
-			sockets[ctx.setup.n_sockets++] = run->nodes[i];
-	}
-	sigemptyset(&none);
-	ret = spawn_gated(spawn->argv, &none, &prepare, -1, &child);
-	if (ret) {
-		snprintf(err, sizeof(err), "cannot start %s: %s", spawn->argv[0], strerror(-ret));
-	} else if ((ret = confine(run, &report, child.pid, err, sizeof(err))) != 0) {
-		spawn_abort(&child);
-	}
+	ret = open_run_cgroup(&run->core->cgroup, &run_cg);
+	if (ret == 0)
+		ret = start_command(spawn, run, &run_cg, &child, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "cannot open the run's cgroup: %s", strerror(-ret));
 	close(setup_fd); /* the command is in the run's cgroup, or will never be */
 	if (ret) {
 		send_exit(spawn->exit_fd, "error", json_string(err));

@@ -38,8 +38,10 @@ struct private_tmp_setup {
 };
 
 /*
- * In the child, as a spawn_prepare run (setup: struct private_tmp_setup,
- * report: struct private_tmp_report). Prints what failed as cgward: ...
+ * In the process whose mount namespace the command gets, outside the
+ * boundary: cgward exec's child as a spawn_prepare run, or the agent's
+ * supervisor (setup: struct private_tmp_setup, report: struct
+ * private_tmp_report). Prints what failed as cgward: ...
  * and returns a negative errno.
  */
 int private_tmp_enter(void *setup, void *report);

@@ -18,9 +18,10 @@ struct spawned {
 };
 
 /*
- * What the child does before it waits at the gate, while it is not yet in
- * the enforced cgroup: what the boundary would refuse afterwards (mounts).
- * run() returns 0 or a negative errno; on success it has filled report,
+ * What the child does before it waits at the gate: in cgroup_fd's cgroup
+ * when spawn_gated is given one, else before it is moved into the enforced
+ * cgroup, so that it may do what the boundary refuses (mounts). run()
+ * returns 0 or a negative errno; on success it has filled report,
  * report_size bytes that the parent gets back.
  */
 struct spawn_prepare {
