@@ -40,26 +40,6 @@ bool policy_rule_selects(const struct policy_rule *rule, const char *cgroup_path
 			    pod_identity_parse(cgroup_path, &pod) == 0 ? &pod : NULL);
 }
 
-const struct policy_rule *policy_match(const struct policy_set *set, const char *cgroup_path)
-{
-	const struct policy_rule *first = NULL;
-	struct pod_identity pod;
-	const struct pod_identity *in_pod =
-	    pod_identity_parse(cgroup_path, &pod) == 0 ? &pod : NULL;
-
-	for (size_t i = 0; i < set->n_rules; i++) {
-		const struct policy_rule *rule = &set->rules[i];
-
-		if (!rule_selects(rule, cgroup_path, in_pod))
-			continue;
-		if (rule->mandatory)
-			return rule;
-		if (!first)
-			first = rule;
-	}
-	return first;
-}
-
 static bool pairs_match(const struct policy_pairs *pairs, const struct container_meta *meta,
 			const char *(*get)(const struct container_meta *, const char *))
 {
@@ -134,4 +114,10 @@ bool policy_needs_pod_annotations(const struct policy_set *set)
 			return true;
 	}
 	return false;
+}
+
+/* No meta: kubernetes_selects selects nothing, and a rule selects by the path alone. */
+const struct policy_rule *policy_match(const struct policy_set *set, const char *cgroup_path)
+{
+	return policy_match_container(set, cgroup_path, NULL);
 }
