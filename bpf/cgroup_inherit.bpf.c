@@ -33,8 +33,6 @@ struct {
 
 bool migrating_cgroup_policy;
 
-#define EXEC_CGROUP_PREFIX "cgward-"
-
 /*
  * A `cgward exec` cgroup: "cgward-<pid>-<random>" (exec_cgroup_name_parse).
  * The digit after the prefix keeps other cgward-* names (the test suite's
@@ -42,13 +40,13 @@ bool migrating_cgroup_policy;
  */
 static __always_inline bool is_exec_cgroup(struct cgroup *cgrp)
 {
-	char name[sizeof(EXEC_CGROUP_PREFIX) + 1] = {};
-	__u32 len = sizeof(EXEC_CGROUP_PREFIX) - 1;
+	char name[sizeof(CGWARD_EXEC_CGROUP_PREFIX) + 1] = {};
+	__u32 len = sizeof(CGWARD_EXEC_CGROUP_PREFIX) - 1;
 
 	if (bpf_probe_read_kernel_str(name, sizeof(name), BPF_CORE_READ(cgrp, kn, name)) < 0)
 		return false;
 	for (__u32 i = 0; i < len; i++) {
-		if (name[i] != EXEC_CGROUP_PREFIX[i])
+		if (name[i] != CGWARD_EXEC_CGROUP_PREFIX[i])
 			return false;
 	}
 	return name[len] >= '0' && name[len] <= '9';

@@ -166,6 +166,12 @@ struct cgward_cgroup_policy {
 /* Concurrent `cgward exec` runs on one host, and the ring buffer of each. */
 #define CGWARD_EXEC_MAX	      8192
 #define CGWARD_EXEC_RING_SIZE (256 * 1024)
+/*
+ * How the name of a `cgward exec` run's cgroup begins, followed by a digit
+ * (user/system/cgroup.c's exec_cgroup_create): cgroup_mkdir tells its runs
+ * from other cgroups by it.
+ */
+#define CGWARD_EXEC_CGROUP_PREFIX "cgward-"
 
 #define CGWARD_POLICY_AUDIT (1U << 0) /* report would-be denies, allow them */
 /*

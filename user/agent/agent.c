@@ -223,29 +223,6 @@ static void name_event(const struct cgward_event *e, struct event_context *names
 	}
 }
 
-/* A rule's roots and its name (the kernel counts its verdicts under it), or neither. */
-static int put_rule(struct agent *a, __u32 policy_id, const struct policy_rule *rule)
-{
-	int ret = policy_maps_put_info(&a->maps, policy_id, rule->name);
-
-	if (ret == 0)
-		ret = policy_maps_put_roots(&a->maps, policy_id, rule->roots, rule->n_roots);
-	if (ret)
-		policy_maps_delete_info(&a->maps, policy_id);
-	return ret;
-}
-
-/* Removes the rules a failed install put in. */
-static void delete_rules(struct agent *a, const struct policy_set *set, __u32 first_id,
-			 size_t n_rules)
-{
-	for (size_t i = 0; i < n_rules; i++) {
-		policy_maps_delete_roots(&a->maps, first_id + (__u32)i, set->rules[i].roots,
-					 set->rules[i].n_roots);
-		policy_maps_delete_info(&a->maps, first_id + (__u32)i);
-	}
-}
-
 /*
  * What cgward status shows as in force, and the losses reported so far.
  * Enforcement does not depend on it: a failure is only reported.
@@ -289,25 +266,17 @@ static void resume_lost_count(struct agent *a)
 }
 
 /*
- * The swap: the new roots under new ids, each cgroup rebound with one map
- * update (old roots or new, never a mix, never none), the cgroups no longer
- * selected unbound, and only then the old roots deleted. On failure the old
- * policy stays in force.
+ * The swap policy_maps.h describes: the new roots under new ids, each
+ * cgroup rebound with one map update (old roots or new, never a mix, never
+ * none), the cgroups no longer selected unbound, and only then the old
+ * roots deleted. On failure the old policy stays in force.
  */
 static int install(struct agent *a, struct policy_set *set, char *err, size_t errlen)
 {
 	__u32 first_id = a->next_id;
-	int ret = 0;
-	size_t i;
+	int ret = policy_maps_put_rules(&a->maps, set, first_id, AGENT_UNRESOLVED_NAME);
 
-	for (i = 0; ret == 0 && i < set->n_rules; i++)
-		ret = put_rule(a, first_id + (__u32)i, &set->rules[i]);
-	/* Named, without roots: what a pod's unresolved containers are bound to. */
-	if (ret == 0)
-		ret = policy_maps_put_info(&a->maps, first_id + (__u32)set->n_rules,
-					   AGENT_UNRESOLVED_NAME);
 	if (ret) {
-		delete_rules(a, set, first_id, i ? i - 1 : 0);
 		snprintf(err, errlen, "cannot install the roots: %s", strerror(-ret));
 		return ret;
 	}

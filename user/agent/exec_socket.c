@@ -5,7 +5,6 @@
  * be its own child (a pidfd, checked against /proc), and every root is a
  * directory it opened itself. No path of the caller's is ever resolved here.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -29,7 +28,9 @@
 #include "clock.h"
 #include "event_socket.h"
 #include "exec_message.h"
+#include "exec_roots.h"
 #include "exec_run.h"
+#include "exec_service_run.h"
 #include "exec_socket.h"
 #include "exec_spawn.h"
 #include "grow_array.h"
@@ -38,28 +39,6 @@
 #include "roots.h"
 #include "run_core.h"
 #include "wait_loop.h"
-
-/* One confined run: everything the agent must undo once its cgroup is empty. */
-struct exec_service_run {
-	int conn_fd; /* the caller's connection; -1 once it is gone */
-	uid_t uid;
-	struct run_core core;	 /* its policy, ring and cgroup */
-	int events_wd;		 /* inotify watch of cgroup.events; -1 before */
-	struct root_spec *roots; /* --root, --ro: each holds the caller's descriptor */
-	size_t n_roots;
-	struct root_spec *nodes; /* --allow-unix, --allow-dev */
-	size_t n_nodes;
-	bool spawned; /* the agent's own command (exec_spawn.h): private roots too */
-	int setup_fd; /* spawned: open until its command is in the cgroup; -1 */
-};
-
-/* A user's runs and request tokens (refilled at requests_per_second, up to request_burst). */
-struct exec_service_user {
-	uid_t uid;
-	unsigned int runs;
-	double tokens;
-	__u64 refilled_ms;
-};
 
 /* Its directory must let every allowed user reach the socket: search rights for all. */
 static int make_socket_dir(const char *path)
@@ -195,7 +174,7 @@ const char *exec_service_run_cgroup(const struct exec_service *svc, __u64 cgroup
 	return NULL;
 }
 
-static struct exec_service_user *find_user(struct exec_service *svc, uid_t uid)
+struct exec_service_user *exec_service_find_user(struct exec_service *svc, uid_t uid)
 {
 	for (size_t i = 0; i < svc->n_users; i++) {
 		if (svc->users[i].uid == uid)
@@ -267,116 +246,6 @@ static int check_child(int pidfd, const struct ucred *peer, pid_t *pid, char *er
 		return -EPERM;
 	}
 	return 0;
-}
-
-/* A root from a descriptor the caller opened: fstat gives what the kernel compares. */
-static int root_from_fd(int fd, const char *kind, const char *path, struct root_spec *root,
-			char *err, size_t errlen)
-{
-	struct stat st, top;
-
-	snprintf(root->path, sizeof(root->path), "%s", path);
-	root->fd = fd;
-	root->access = strcmp(kind, "ro") == 0 ? CGWARD_ACCESS_READ_ONLY : CGWARD_ACCESS_WRITE;
-	if (fstat(fd, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "root '%s': not a directory", path);
-		return -ENOTDIR;
-	}
-	if (stat("/", &top) == 0 && top.st_dev == st.st_dev && top.st_ino == st.st_ino) {
-		snprintf(err, errlen, "'/' cannot be a root");
-		return -EINVAL;
-	}
-	root->dev = root_kernel_dev(st.st_dev);
-	root->ino = st.st_ino;
-	return 0;
-}
-
-/* A socket or device node: its identity only; the descriptor is closed. */
-static int node_from_fd(int fd, const char *kind, const char *path, struct root_spec *node,
-			char *err, size_t errlen)
-{
-	bool socket = strcmp(kind, "unix") == 0;
-	struct stat st;
-	int ret = fstat(fd, &st) ? -errno : 0;
-
-	close(fd);
-	node->fd = -1;
-	snprintf(node->path, sizeof(node->path), "%s", path);
-	if (ret == 0 &&
-	    (socket ? !S_ISSOCK(st.st_mode) : !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)))
-		ret = socket ? -ENOTSOCK : -ENODEV;
-	if (ret) {
-		snprintf(err, errlen, "%s '%s': not a %s", socket ? "--allow-unix" : "--allow-dev",
-			 path, socket ? "unix socket" : "device node");
-		return ret;
-	}
-	node->access = socket ? CGWARD_ACCESS_UNIX_PEER : CGWARD_ACCESS_DEVICE;
-	node->dev = socket ? root_kernel_dev(st.st_dev) : 0;
-	node->ino = socket ? st.st_ino
-			   : CGWARD_DEVICE_KEY(S_ISBLK(st.st_mode), root_kernel_dev(st.st_rdev));
-	return 0;
-}
-
-/* The request's roots and nodes, from fds[1..]; each fd is taken (kept or closed). */
-static int take_roots(struct exec_service_run *run, json_t *kinds, json_t *paths, int *fds,
-		      size_t n_fds, char *err, size_t errlen)
-{
-	int ret = 0;
-
-	run->roots = calloc(n_fds, sizeof(*run->roots));
-	run->nodes = calloc(n_fds, sizeof(*run->nodes));
-	if (!run->roots || !run->nodes) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-	}
-	for (size_t i = 1; i < n_fds; i++) {
-		const char *kind = json_string_value(json_array_get(kinds, i));
-		const char *path = json_string_value(json_array_get(paths, i));
-		bool is_root = kind && (!strcmp(kind, "write") || !strcmp(kind, "ro"));
-		bool is_node = kind && (!strcmp(kind, "unix") || !strcmp(kind, "dev"));
-
-		if (fds[i] < 0)
-			continue; /* taken by exec_spawn_read */
-		if (ret == 0 && (!path || (!is_root && !is_node))) {
-			snprintf(err, errlen, "descriptor %zu: unknown kind", i);
-			ret = -EINVAL;
-		}
-		if (ret) {
-			close(fds[i]);
-		} else if (is_root) {
-			ret = root_from_fd(fds[i], kind, path, &run->roots[run->n_roots], err,
-					   errlen);
-			run->n_roots++;
-		} else {
-			ret = node_from_fd(fds[i], kind, path, &run->nodes[run->n_nodes], err,
-					   errlen);
-			run->n_nodes++;
-		}
-		fds[i] = -1;
-	}
-	return ret;
-}
-
-/* The checks cgward exec makes on its roots, made again on what the descriptors are. */
-static int check_roots(const struct exec_service_run *run, char *err, size_t errlen)
-{
-	bool has_write_root = false;
-	int ret = roots_check_duplicates(run->roots, run->n_roots, err, errlen);
-
-	for (size_t i = 0; ret == 0 && i < run->n_roots; i++) {
-		has_write_root |= run->roots[i].access == CGWARD_ACCESS_WRITE;
-		if (run->roots[i].access == CGWARD_ACCESS_READ_ONLY &&
-		    !root_has_write_root_above(&run->roots[i], run->roots, run->n_roots)) {
-			snprintf(err, errlen, "--ro '%s' is not inside any --root",
-				 run->roots[i].path);
-			ret = -EINVAL;
-		}
-	}
-	if (ret == 0 && !has_write_root) {
-		snprintf(err, errlen, "no write root");
-		ret = -EINVAL;
-	}
-	return ret;
 }
 
 /* <slice>/user-UID, with the memory controller delegated down to it when a run needs it. */
@@ -464,9 +333,9 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 	int ret = run_core_claim(&run->core, svc->plane_dir);
 
 	if (ret == 0)
-		ret = run_core_put_roots(&run->core, run->roots, run->n_roots);
+		ret = run_core_put_roots(&run->core, run->given.roots, run->given.n_roots);
 	if (ret == 0)
-		ret = run_core_put_roots(&run->core, run->nodes, run->n_nodes);
+		ret = run_core_put_roots(&run->core, run->given.nodes, run->given.n_nodes);
 	if (ret) {
 		snprintf(err, errlen, "cannot install the policy: %s", strerror(-ret));
 		return ret;
@@ -538,8 +407,8 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	char *text;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	for (size_t i = 0; run && run->roots && roots && i < run->n_roots; i++)
-		json_array_append_new(roots, json_string(run->roots[i].path));
+	for (size_t i = 0; run && run->given.roots && roots && i < run->given.n_roots; i++)
+		json_array_append_new(roots, json_string(run->given.roots[i].path));
 	if (json_format_time(&now, time, sizeof(time)) == 0)
 		json_object_set_new(line, "time", json_string(time));
 	json_object_set_new(line, "op", json_string("exec_request"));
@@ -569,18 +438,17 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	json_decref(line);
 }
 
-/* What the run holds in this process; its cgroup and maps are left as they are. */
-static void free_run(struct exec_service_run *run)
+void exec_service_free_run(struct exec_service_run *run)
 {
-	for (size_t i = 0; run->roots && i < run->n_roots; i++)
-		root_close(&run->roots[i]);
+	for (size_t i = 0; run->given.roots && i < run->given.n_roots; i++)
+		root_close(&run->given.roots[i]);
 	run_core_close(&run->core);
 	if (run->setup_fd >= 0)
 		close(run->setup_fd);
 	if (run->conn_fd >= 0)
 		close(run->conn_fd);
-	free(run->roots);
-	free(run->nodes);
+	free(run->given.roots);
+	free(run->given.nodes);
 	free(run);
 }
 
@@ -597,10 +465,10 @@ static void end_cgroup(struct exec_service_run *run, bool *oom_killed)
 static void release_run(struct exec_service_run *run)
 {
 	run_core_release(&run->core);
-	free_run(run);
+	exec_service_free_run(run);
 }
 
-static int add_run(struct exec_service *svc, struct exec_service_run *run)
+int exec_service_add_run(struct exec_service *svc, struct exec_service_run *run)
 {
 	if (grow_array((void **)&svc->runs, &svc->cap_runs, svc->n_runs + 1, sizeof(*svc->runs)))
 		return -ENOMEM;
@@ -656,11 +524,9 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 	*flags = (__u32)f;
 	*dropped_caps = caps ? (__u64)json_integer_value(caps) : capabilities_default_dropped();
 	*memory_mib = (__u64)mib;
-	return take_roots(run, kinds, paths, fds, n_fds, err, errlen);
+	return exec_roots_take(&run->given, kinds, paths, fds, n_fds, err, errlen);
 }
 
-static bool is_populated(const struct exec_service_run *run);
-static void end_run(struct exec_service *svc, size_t i);
 static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup,
 			    const struct ucred *peer);
 
@@ -669,10 +535,10 @@ static void start_spawned(struct exec_service *svc, struct exec_service_run *run
 			  const struct exec_spawn *spawn)
 {
 	const struct exec_spawn_run what = {.core = &run->core,
-					    .roots = run->roots,
-					    .n_roots = run->n_roots,
-					    .nodes = run->nodes,
-					    .n_nodes = run->n_nodes};
+					    .roots = run->given.roots,
+					    .n_roots = run->given.n_roots,
+					    .nodes = run->given.nodes,
+					    .n_nodes = run->given.n_nodes};
 
 	if (exec_spawn_start(spawn, &what, &run->setup_fd) == 0 &&
 	    wait_loop_watch(svc->epoll_fd, run->setup_fd) != 0) {
@@ -691,8 +557,8 @@ static void spawn_set_up(struct exec_service *svc, size_t i)
 	epoll_ctl(svc->epoll_fd, EPOLL_CTL_DEL, run->setup_fd, NULL);
 	close(run->setup_fd);
 	run->setup_fd = -1;
-	if (!is_populated(run))
-		end_run(svc, i);
+	if (!exec_service_run_populated(run))
+		exec_service_end_run(svc, i);
 }
 
 /* One request: answered, and logged, whatever its outcome. */
@@ -721,7 +587,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		json_decref(req);
 		return;
 	}
-	if (ret == 0 && (!run || !(user = find_user(svc, peer.uid))))
+	if (ret == 0 && (!run || !(user = exec_service_find_user(svc, peer.uid))))
 		ret = -ENOMEM;
 	if (run) {
 		*run = (struct exec_service_run){.conn_fd = fd, .events_wd = -1, .setup_fd = -1};
@@ -749,14 +615,14 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		ret = read_request(req, fds, n_fds, run, &flags, &dropped_caps, &memory_mib, err,
 				   sizeof(err));
 	if (ret == 0)
-		ret = check_roots(run, err, sizeof(err));
+		ret = exec_roots_check(&run->given, err, sizeof(err));
 	if (ret == 0 && !run->spawned)
 		ret = check_child(fds[0], &peer, &pid, err, sizeof(err));
 	if (ret == 0)
 		ret = bind_run(svc, run, pid, fds[0], flags, dropped_caps, memory_mib, err,
 			       sizeof(err));
 	if (ret == 0)
-		ret = add_run(svc, run);
+		ret = exec_service_add_run(svc, run);
 	log_request(svc, &peer, pid, argv0, run, ret ? err : NULL);
 	reply(fd, ret ? err : NULL, run, svc);
 	for (size_t i = 0; i < n_fds; i++) {
@@ -774,8 +640,8 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 			start_spawned(svc, run, &spawn);
 		exec_spawn_free(&spawn);
 		/* A command that ended before the watch never changes cgroup.events again. */
-		if (run->setup_fd < 0 && !is_populated(run))
-			end_run(svc, svc->n_runs - 1);
+		if (run->setup_fd < 0 && !exec_service_run_populated(run))
+			exec_service_end_run(svc, svc->n_runs - 1);
 		return;
 	}
 	exec_spawn_free(&spawn);
@@ -919,11 +785,11 @@ static void remember_ended(struct exec_service *svc, const char *cgroup, uid_t u
 	svc->next_ended = (svc->next_ended + 1) % EXEC_SERVICE_ENDED;
 }
 
-static void end_run(struct exec_service *svc, size_t i)
+void exec_service_end_run(struct exec_service *svc, size_t i)
 {
 	struct exec_service_run *run = svc->runs[i];
 	int conn_fd = run->conn_fd;
-	struct exec_service_user *user = find_user(svc, run->uid);
+	struct exec_service_user *user = exec_service_find_user(svc, run->uid);
 	char cgroup[PATH_MAX];
 	uid_t uid = run->uid;
 	__u64 lost;
@@ -959,8 +825,8 @@ static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup
 		if (run->conn_fd < 0 && run->uid == peer->uid &&
 		    strcmp(cgroup_relative_path(svc->layout, run->core.cgroup.path), cgroup) == 0) {
 			run->conn_fd = fd; /* watched since it was accepted */
-			if (!is_populated(run) || exec_cgroup_kill(&run->core.cgroup))
-				end_run(svc, i);
+			if (!exec_service_run_populated(run) || exec_cgroup_kill(&run->core.cgroup))
+				exec_service_end_run(svc, i);
 			return;
 		}
 	}
@@ -1004,15 +870,15 @@ static void read_run_conn(struct exec_service *svc, size_t i)
 	end = strcmp(json_string_value(json_object_get(msg, "op")) ?: "", "end") == 0;
 	json_decref(msg);
 	if (end) {
-		if (!is_populated(run) || exec_cgroup_kill(&run->core.cgroup))
-			end_run(svc, i);
+		if (!exec_service_run_populated(run) || exec_cgroup_kill(&run->core.cgroup))
+			exec_service_end_run(svc, i);
 		return;
 	}
 	close(run->conn_fd);
 	run->conn_fd = -1;
 }
 
-static bool is_populated(const struct exec_service_run *run)
+bool exec_service_run_populated(const struct exec_service_run *run)
 {
 	char path[PATH_MAX + 16];
 	long values[2];
@@ -1029,8 +895,8 @@ static void end_empty_runs(struct exec_service *svc)
 	while (read(svc->inotify_fd, buf, sizeof(buf)) > 0)
 		;
 	for (size_t i = svc->n_runs; i-- > 0;) {
-		if (svc->runs[i]->setup_fd < 0 && !is_populated(svc->runs[i]))
-			end_run(svc, i);
+		if (svc->runs[i]->setup_fd < 0 && !exec_service_run_populated(svc->runs[i]))
+			exec_service_end_run(svc, i);
 	}
 }
 
@@ -1074,77 +940,6 @@ void exec_service_serve(struct exec_service *svc)
 	}
 }
 
-/*
- * A run an earlier agent bound (it was restarted): adopted, so that it ends
- * as the others do, once empty. Its roots are found by its policy id.
- */
-static void adopt_run(struct exec_service *svc, const char *path, uid_t uid)
-{
-	struct exec_service_run *run = calloc(1, sizeof(*run));
-	struct exec_service_user *user = find_user(svc, uid);
-	struct cgward_cgroup_policy binding;
-	char events[PATH_MAX + 16];
-
-	if (!run || !user) {
-		free(run);
-		return;
-	}
-	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .setup_fd = -1};
-	run_core_init(&run->core, svc->maps, uid);
-	run->core.roots_elsewhere = true; /* installed by an earlier agent */
-	snprintf(run->core.cgroup.path, sizeof(run->core.cgroup.path), "%s", path);
-	run->core.cgroup_created = cgroup_read_id(path, &run->core.cgroup.id) == 0;
-	if (run->core.cgroup_created &&
-	    policy_maps_get_binding(svc->maps, run->core.cgroup.id, &binding) == 0 &&
-	    binding.policy_id >= CGWARD_EXEC_POLICY_MIN)
-		run->core.policy_id = binding.policy_id;
-	if (!run->core.cgroup_created || add_run(svc, run)) {
-		free_run(run);
-		return;
-	}
-	user->runs++;
-	snprintf(events, sizeof(events), "%s/cgroup.events", path);
-	inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
-	if (!is_populated(run))
-		end_run(svc, svc->n_runs - 1);
-}
-
-/* Every run's cgroup directly under dir (a user's), adopted. */
-static void adopt_user_runs(struct exec_service *svc, const char *dir, uid_t uid)
-{
-	char path[PATH_MAX];
-	struct dirent *entry;
-	DIR *runs = opendir(dir);
-	pid_t creator;
-
-	while (runs && (entry = readdir(runs))) {
-		if (exec_cgroup_name_parse(entry->d_name, &creator) &&
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name) <
-			sizeof(path))
-			adopt_run(svc, path, uid);
-	}
-	if (runs)
-		closedir(runs);
-}
-
-void exec_service_adopt(struct exec_service *svc)
-{
-	char dir[PATH_MAX];
-	struct dirent *entry;
-	unsigned int uid;
-	DIR *users;
-
-	if (!svc->slice[0] || !(users = opendir(svc->slice)))
-		return;
-	while ((entry = readdir(users))) {
-		if (sscanf(entry->d_name, "user-%u", &uid) == 1 &&
-		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", svc->slice, entry->d_name) <
-			sizeof(dir))
-			adopt_user_runs(svc, dir, (uid_t)uid);
-	}
-	closedir(users);
-}
-
 void exec_service_close(struct exec_service *svc)
 {
 	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++) {
@@ -1153,7 +948,7 @@ void exec_service_close(struct exec_service *svc)
 	}
 	/* The runs still going stay confined; the next agent removes them once empty. */
 	for (size_t i = 0; i < svc->n_runs; i++)
-		free_run(svc->runs[i]);
+		exec_service_free_run(svc->runs[i]);
 	free(svc->runs);
 	for (size_t i = 0; i < svc->n_draining; i++)
 		release_run(svc->draining[i]);

@@ -9,6 +9,7 @@
 
 #include "cgward_abi.h"
 #include "grow_array.h"
+#include "policy.h"
 #include "policy_maps.h"
 
 static struct cgward_root_key root_key(__u32 policy_id, const struct root_spec *root)
@@ -262,6 +263,45 @@ int policy_maps_visit(const struct policy_maps *maps,
 		visit(0, roots[i].policy_id, 0, arg);
 	free(roots);
 	return 0;
+}
+
+/* A rule's roots and its name (the kernel counts its verdicts under it), or neither. */
+static int put_rule(const struct policy_maps *maps, __u32 policy_id, const struct policy_rule *rule)
+{
+	int ret = policy_maps_put_info(maps, policy_id, rule->name);
+
+	if (ret == 0)
+		ret = policy_maps_put_roots(maps, policy_id, rule->roots, rule->n_roots);
+	if (ret)
+		policy_maps_delete_info(maps, policy_id);
+	return ret;
+}
+
+/* Removes the rules a failed policy_maps_put_rules put in. */
+static void delete_rules(const struct policy_maps *maps, const struct policy_set *set,
+			 __u32 first_id, size_t n_rules)
+{
+	for (size_t i = 0; i < n_rules; i++) {
+		policy_maps_delete_roots(maps, first_id + (__u32)i, set->rules[i].roots,
+					 set->rules[i].n_roots);
+		policy_maps_delete_info(maps, first_id + (__u32)i);
+	}
+}
+
+int policy_maps_put_rules(const struct policy_maps *maps, const struct policy_set *set,
+			  __u32 first_id, const char *unresolved_name)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; ret == 0 && i < set->n_rules; i++)
+		ret = put_rule(maps, first_id + (__u32)i, &set->rules[i]);
+	/* Named, without roots: what a pod's unresolved containers are bound to. */
+	if (ret == 0)
+		ret = policy_maps_put_info(maps, first_id + (__u32)set->n_rules, unresolved_name);
+	if (ret)
+		delete_rules(maps, set, first_id, i ? i - 1 : 0);
+	return ret;
 }
 
 static void note_highest(__u64 cgroup_id, __u32 policy_id, __u32 flags, void *arg)

@@ -13,6 +13,8 @@
 #include "cgward_abi.h"
 #include "roots.h"
 
+struct policy_set;
+
 struct policy_maps {
 	int cgroup_policy_fd;
 	int write_roots_fd;
@@ -75,10 +77,19 @@ int policy_maps_get_binding(const struct policy_maps *maps, __u64 cgroup_id,
 int policy_maps_mark_started(const struct policy_maps *maps, __u64 cgroup_id);
 
 /*
- * The atomic policy swap of the agent is: new roots under fresh ids
- * (policy_maps_put_roots), each cgroup rebound with one update
- * (policy_maps_bind_cgroup), then policy_maps_retire.
+ * The atomic policy swap of the agent (agent.c's install) is:
+ * policy_maps_put_rules (the new rules' roots and names under fresh ids),
+ * each cgroup rebound with one update (policy_maps_bind_rule, as the agent's
+ * cgroup tree walks them), then policy_maps_retire (the old ids).
  */
+
+/*
+ * The roots and the name of each rule of set under first_id + its index,
+ * and after them the name unresolved_name alone (no roots). On failure,
+ * removes the rules it put in, and the old policy stays as it was.
+ */
+int policy_maps_put_rules(const struct policy_maps *maps, const struct policy_set *set,
+			  __u32 first_id, const char *unresolved_name);
 
 /* The highest agent policy id bound to a cgroup or owning a root; 0 when there is none. */
 __u32 policy_maps_highest_id(const struct policy_maps *maps);

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "cgward_abi.h"
+
 struct cgroup_layout {
 	char unified[PATH_MAX];	  /* cgroup2 mount point */
 	char memory_v1[PATH_MAX]; /* v1 memory controller mount point, "" when memory is on cgroup2
@@ -85,11 +87,8 @@ int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id);
 
 /* The pieces exec_cgroup_* are made of, shared with gc.c and the unit tests. */
 
-/*
- * How the names exec_cgroup_create gives begin; bpf/cgroup_inherit.bpf.c
- * tests for it too (followed by a digit).
- */
-#define EXEC_CGROUP_NAME_PREFIX "cgward-"
+/* How the names exec_cgroup_create gives begin: one definition with the BPF side's. */
+#define EXEC_CGROUP_NAME_PREFIX CGWARD_EXEC_CGROUP_PREFIX
 
 /* True when name has the shape exec_cgroup_create gives; *creator gets the pid in it. */
 bool exec_cgroup_name_parse(const char *name, pid_t *creator);
