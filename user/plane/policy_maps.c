@@ -291,16 +291,18 @@ static void delete_rules(const struct policy_maps *maps, const struct policy_set
 int policy_maps_put_rules(const struct policy_maps *maps, const struct policy_set *set,
 			  __u32 first_id, const char *unresolved_name)
 {
+	size_t put = 0; /* a rule that fails removes what it put in itself */
 	int ret = 0;
-	size_t i;
 
-	for (i = 0; ret == 0 && i < set->n_rules; i++)
-		ret = put_rule(maps, first_id + (__u32)i, &set->rules[i]);
+	while (ret == 0 && put < set->n_rules) {
+		ret = put_rule(maps, first_id + (__u32)put, &set->rules[put]);
+		put += ret == 0;
+	}
 	/* Named, without roots: what a pod's unresolved containers are bound to. */
 	if (ret == 0)
 		ret = policy_maps_put_info(maps, first_id + (__u32)set->n_rules, unresolved_name);
 	if (ret)
-		delete_rules(maps, set, first_id, i ? i - 1 : 0);
+		delete_rules(maps, set, first_id, put);
 	return ret;
 }
 
