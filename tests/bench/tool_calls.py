@@ -4,13 +4,14 @@
 Runs a small tool call (write a file, read it, list the directory) in
 WORKSPACE through each way of running it: directly, in bubblewrap with a
 user namespace of its own (with and without tmpfs on /tmp and /var/tmp),
-and through the cgward Python client (with and without private tmp). Each
-round runs every case once, sequentially and 16 at a time, so that drift
-of the machine spreads over all of them. Prints one line per measurement:
+and through the cgward Python client (with and without private tmp).
+ROUNDS rounds of one call of each case, then BATCHES rounds of 16 calls of
+each case started at once: interleaved, so that drift of the machine
+spreads over all of them. Prints one line per measurement:
 
     calls CASE seq|par us PER_CALL_US
 
-Usage: tool_calls.py CGWARD WORKSPACE ROUNDS CALLS
+Usage: tool_calls.py CGWARD WORKSPACE ROUNDS BATCHES
 """
 import os
 import subprocess
@@ -60,28 +61,33 @@ def cases(cgward, ws):
     }
 
 
-def per_call_us(call, calls, parallel):
+def call_us(call):
     start = time.perf_counter()
-    if parallel == 1:
-        for _ in range(calls):
-            call()
-    else:
-        with ThreadPoolExecutor(parallel) as pool:
-            for future in [pool.submit(call) for _ in range(calls)]:
-                future.result()
-    return (time.perf_counter() - start) / calls * 1e6
+    call()
+    return (time.perf_counter() - start) * 1e6
+
+
+def batch_us(call):
+    """Per call, PARALLEL calls started at once."""
+    start = time.perf_counter()
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        for future in [pool.submit(call) for _ in range(PARALLEL)]:
+            future.result()
+    return (time.perf_counter() - start) / PARALLEL * 1e6
 
 
 def main():
-    cgward, ws, rounds, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    cgward, ws, rounds, batches = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     all_cases = cases(cgward, ws)
     for call in all_cases.values():
         call()  # warm: the page cache, the agent's parked ring
+    # Interleaved, one call of each case per round: drift spreads over all of them.
     for _ in range(rounds):
         for name, call in all_cases.items():
-            for mode, parallel in (("seq", 1), ("par", PARALLEL)):
-                us = per_call_us(call, calls if parallel == 1 else PARALLEL * 2, parallel)
-                print(f"calls {name} {mode} us {us:.0f}", flush=True)
+            print(f"calls {name} seq us {call_us(call):.0f}", flush=True)
+    for _ in range(batches):
+        for name, call in all_cases.items():
+            print(f"calls {name} par us {batch_us(call):.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -438,10 +438,12 @@ test_exec_user_private_tmp_runs_as_the_caller() {
 	user_agent_start
 	rm -f /tmp/x
 	# UW lies beneath /tmp (the suite's TEST_TMP): it is bound back at its path.
-	err=$(cd "$UW" && echo piped | as_user "$CGWARD" exec --root "$UW" --private-tmp -- \
-		sh -c "ls -A /tmp >tmp-list; echo x >/tmp/x && cat /tmp/x >tmp-read
-		id -u >uid; id -G >groups; pwd >cwd; cat >stdin; echo out >$URUN/out; exit 7" 2>&1) ||
-		status=$?
+	# Under a file limit of the caller's own, which the command takes.
+	err=$(cd "$UW" && echo piped | as_user prlimit --nofile=777:777 "$CGWARD" exec --root "$UW" \
+		--private-tmp -- sh -c "ls -A /tmp >tmp-list; echo x >/tmp/x && cat /tmp/x >tmp-read
+		id -u >uid; id -G >groups; pwd >cwd; cat >stdin; echo out >$URUN/out
+		grep -E '^(Uid|Gid|CapPrm|CapEff):' /proc/self/status >ids; ulimit -n >nofile; exit 7" \
+		2>&1) || status=$?
 	[ "$status" -eq 7 ] || fail "exited $status, want 7; stderr: $err"
 	expect_content "$UW/tmp-list" "$(basename "$T")"
 	expect_content "$UW/tmp-read" x
@@ -450,6 +452,11 @@ test_exec_user_private_tmp_runs_as_the_caller() {
 	expect_content "$UW/groups" $USER_UID
 	expect_content "$UW/cwd" "$UW"
 	expect_content "$UW/stdin" piped
+	# Every uid the caller's (the supervisor kept a saved one of 0 until the clone), no capability.
+	expect_content "$UW/ids" "$(printf 'Uid:\t%s\t%s\t%s\t%s\nGid:\t%s\t%s\t%s\t%s\n' \
+		$USER_UID $USER_UID $USER_UID $USER_UID $USER_UID $USER_UID $USER_UID $USER_UID
+		printf 'CapPrm:\t%016x\nCapEff:\t%016x' 0 0)"
+	expect_content "$UW/nofile" 777
 	expect_absent "$URUN/out"
 	expect_user_deny "$err" "$URUN/out"
 	rm -rf "$URUN"
