@@ -2,7 +2,6 @@
 #include "pod_label_cache.h"
 
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +106,7 @@ static struct pod_labels_entry *ask(struct pod_label_cache *cache, const char *s
 static void answer_one(struct pod_label_cache *cache, struct pod_labels_entry *entry)
 {
 	struct container_meta meta = {0};
-	char sandbox_id[sizeof(entry->sandbox_id)], err[sizeof(entry->error)];
-	uint64_t one = 1;
+	char sandbox_id[sizeof(entry->sandbox_id)], err[sizeof(entry->error)] = "";
 	int ret;
 
 	entry->state = POD_LABELS_ASKING; /* never dropped while asking: entry stays its own */
@@ -123,6 +121,7 @@ static void answer_one(struct pod_label_cache *cache, struct pod_labels_entry *e
 		entry->annotations = meta.annotations;
 		entry->n_annotations = meta.n_annotations;
 		meta.labels = meta.annotations = NULL;
+		meta.n_labels = meta.n_annotations = 0;
 		entry->state = POD_LABELS_KNOWN;
 	} else {
 		memcpy(entry->error, err, sizeof(entry->error));
@@ -130,9 +129,7 @@ static void answer_one(struct pod_label_cache *cache, struct pod_labels_entry *e
 	}
 	container_meta_free(&meta);
 	pthread_cond_broadcast(&cache->answered);
-	if (write(cache->answered_fd, &one, sizeof(one)) < 0) {
-		/* Only at 2^64 - 1 unread answers: the loop reads them all at once. */
-	}
+	eventfd_write(cache->answered_fd, 1);
 }
 
 static void *ask_cri(void *arg)
@@ -251,9 +248,9 @@ void pod_label_cache_prefetch(struct pod_label_cache *cache, const char *sandbox
 
 bool pod_label_cache_answered(struct pod_label_cache *cache)
 {
-	uint64_t count;
+	eventfd_t count;
 
-	return read(cache->answered_fd, &count, sizeof(count)) == sizeof(count);
+	return eventfd_read(cache->answered_fd, &count) == 0;
 }
 
 void pod_label_cache_close(struct pod_label_cache *cache)
