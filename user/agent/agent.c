@@ -22,7 +22,6 @@
 
 #include "agent.h"
 #include "agent_tree.h"
-#include "pod_label_cache.h"
 #include "cgroup.h"
 #include "clock.h"
 #include "event_socket.h"
@@ -34,6 +33,7 @@
 #include "json.h"
 #include "metrics.h"
 #include "plane.h"
+#include "pod_label_cache.h"
 #include "policy.h"
 #include "policy_maps.h"
 #include "wait_loop.h"
@@ -709,10 +709,14 @@ static int set_up(struct agent *a)
 		ret = watch_policy_file(a);
 	if (ret == 0)
 		ret = block_signals(a);
-	if (ret == 0)
-		ret = start_pod_labels(a);
 	if (ret) {
 		fprintf(stderr, "cgward: agent: cannot set up watches: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = start_pod_labels(a);
+	if (ret) {
+		fprintf(stderr, "cgward: agent: cannot start the thread that asks the CRI: %s\n",
+			strerror(-ret));
 		return ret;
 	}
 	a->ctx = (struct event_context){
