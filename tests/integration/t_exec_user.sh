@@ -25,8 +25,8 @@ user_dirs() {
 }
 
 # user_agent_start [EXEC_SOCKET_YAML]: an agent whose policy binds nothing
-# (or holds the rules in $USER_RULES), with the exec_socket key given, in
-# $SUITE_CGROUP/agent.
+# (or holds the rules in $USER_RULES), with the exec_socket key given and the
+# options in the array USER_AGENT_OPTS, in $SUITE_CGROUP/agent.
 user_agent_start() {
 	local readies
 	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
@@ -39,8 +39,8 @@ user_agent_start() {
 	[ -z "${1:-}" ] || printf 'exec_socket: %s\n' "$1" >>"$T/policy.yaml"
 	# shellcheck disable=SC2016 # expanded by sh -c
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$SUITE_CGROUP/agent" \
-		"$CGWARD" agent --policy "$T/policy.yaml" --events "$AEV" >"$T/agent.out" \
-		2>>"$T/agent.log" &
+		"$CGWARD" agent --policy "$T/policy.yaml" --events "$AEV" \
+		${USER_AGENT_OPTS[@]+"${USER_AGENT_OPTS[@]}"} >"$T/agent.out" 2>>"$T/agent.log" &
 	AGENT_PID=$!
 	trap user_agent_stop EXIT
 	agent_wait_log "ready:" $((readies + 1))
@@ -580,4 +580,84 @@ test_exec_user_confined_caller_gets_no_run() {
 	done
 	wait_line "$AEV" '"result":"refused"' 2
 	wait_no_runs
+}
+
+# slow_cri_start: a CRI runtime's socket at $T/cri.sock that accepts and never
+# answers. Its state file $T/cri.state gets a line "accepted" for each
+# connection and "closed" when its peer (the agent) hangs up.
+slow_cri_start() {
+	: >"$T/cri.state"
+	python3 - "$T/cri.sock" "$T/cri.state" <<'EOF' &
+import select, socket, sys
+path, state = sys.argv[1], sys.argv[2]
+def note(line):
+    with open(state, "a") as f:
+        f.write(line + "\n")
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind(path)
+server.listen(16)
+note("listening")
+peers = []
+while True:
+    ready, _, _ = select.select([server] + peers, [], [])
+    for s in ready:
+        if s is server:
+            peers.append(server.accept()[0])
+            note("accepted")
+        elif not s.recv(65536):
+            peers.remove(s)
+            s.close()
+            note("closed")
+EOF
+	SLOW_CRI_PID=$!
+	wait_line "$T/cri.state" listening
+}
+
+# fake_container ID SANDBOX_ID: the OCI bundle of a pod's app container in
+# $T/bundles, as containerd's CRI plugin writes it: a sandbox id, no labels.
+fake_container() {
+	mkdir -p "$T/bundles/$1/rootfs"
+	cat >"$T/bundles/$1/config.json" <<JSON
+{"root": {"path": "rootfs"}, "annotations": {
+ "io.kubernetes.cri.container-type": "container",
+ "io.kubernetes.cri.container-name": "app",
+ "io.kubernetes.cri.sandbox-id": "$2",
+ "io.kubernetes.cri.sandbox-name": "web",
+ "io.kubernetes.cri.sandbox-namespace": "team-a",
+ "io.kubernetes.cri.sandbox-uid": "0a0a0a0a-0000-4000-8000-000000000001"}}
+JSON
+}
+
+# The agent asks the CRI for a new container's pod labels (a rule selects by
+# them) and the CRI does not answer: a user's exec request through the socket
+# is served meanwhile, not after the lookup gave up (issue 37). The
+# container is bound to kubernetes-unresolved while its labels are pending.
+test_exec_user_request_does_not_wait_on_a_cri_lookup() {
+	local pod=$SUITE_CGROUP/kubepods/besteffort/pod0a0a0a0a-0000-4000-8000-000000000001
+	local cid sandbox
+	cid=$(printf 'c%.0s' $(seq 64))
+	sandbox=$(printf '5%.0s' $(seq 64))
+	user_dirs
+	slow_cri_start
+	fake_container "$cid" "$sandbox"
+	USER_RULES='policies:
+  - name: labelled
+    selector:
+      kubernetes:
+        pod_labels: {app: labelled}
+    container_roots: [/data]'
+	USER_AGENT_OPTS=(--cri-socket "$T/cri.sock" --bundles "$T/bundles")
+	user_agent_start
+	trap 'user_agent_stop; kill "$SLOW_CRI_PID"' EXIT
+	mkdir -p "$pod/$cid"
+	wait_line "$T/cri.state" accepted
+	as_user "$CGWARD" exec --root "$UW" -- sh -c "echo ran >$UW/ran" ||
+		fail "the exec through the socket exited $?"
+	expect_content "$UW/ran" ran
+	# Still asking: the request was not held until the lookup gave up.
+	! grep -qx closed "$T/cri.state" ||
+		fail "the CRI lookup ended before the exec request was served: $(cat "$T/cri.state")"
+	agent_wait_log "bound ${pod#"$CG2"}/$cid to policy kubernetes-unresolved"
+	wait_no_runs
+	rmdir "$pod/$cid" "$pod" "${pod%/*}" "$SUITE_CGROUP/kubepods"
 }

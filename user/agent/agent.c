@@ -33,6 +33,7 @@
 #include "json.h"
 #include "metrics.h"
 #include "plane.h"
+#include "pod_label_cache.h"
 #include "policy.h"
 #include "policy_maps.h"
 #include "wait_loop.h"
@@ -45,6 +46,7 @@ struct agent {
 	bool plane_open;
 	struct policy_maps maps;
 	struct agent_tree tree;
+	struct pod_label_cache *pod_labels; /* asked of the CRI socket off the loop */
 	__u32 next_id; /* ids below are or were live in the maps: never reused */
 	struct event_context ctx;
 	struct event_stream events;
@@ -513,6 +515,33 @@ static int start_gc_timer(struct agent *a)
 	return 0;
 }
 
+/*
+ * A pod's labels are asked for while its container is being set up: not for
+ * long. The call holds only the label cache's thread, never the loop.
+ */
+#define CRI_TIMEOUT_MS 2000
+
+/*
+ * The CRI's thread, started once signals are blocked: they stay for the
+ * loop's signalfd.
+ */
+static int start_pod_labels(struct agent *a)
+{
+	int ret;
+
+	a->pod_labels = calloc(1, sizeof(*a->pod_labels));
+	if (!a->pod_labels)
+		return -ENOMEM;
+	ret = pod_label_cache_open(a->pod_labels, a->opt.cri_socket, CRI_TIMEOUT_MS);
+	if (ret) {
+		free(a->pod_labels);
+		a->pod_labels = NULL;
+		return ret;
+	}
+	a->tree.pod_labels = a->pod_labels;
+	return 0;
+}
+
 /* The unresolved containers due are tried again; the timer set for the next. */
 static void retry_unresolved(struct agent *a)
 {
@@ -630,7 +659,6 @@ static int set_up(struct agent *a)
 	a->tree.maps = &a->maps;
 	a->tree.bundle_dirs = a->opt.bundle_dirs;
 	a->tree.n_bundle_dirs = a->opt.n_bundle_dirs;
-	a->tree.cri_socket = a->opt.cri_socket;
 	{
 		struct stat st;
 
@@ -654,6 +682,12 @@ static int set_up(struct agent *a)
 		fprintf(stderr, "cgward: agent: cannot set up watches: %s\n", strerror(-ret));
 		return ret;
 	}
+	ret = start_pod_labels(a);
+	if (ret) {
+		fprintf(stderr, "cgward: agent: cannot start the thread that asks the CRI: %s\n",
+			strerror(-ret));
+		return ret;
+	}
 	a->ctx = (struct event_context){
 	    .boot_to_realtime_ns = event_clock_offset(), .lookup = name_event, .lookup_arg = a};
 	ret = ring_reader_map_size(a->plane.deny_events_fd, &ring_size);
@@ -671,7 +705,9 @@ static int set_up(struct agent *a)
 		struct policy_set set = a->set;
 
 		a->set = (struct policy_set){0};
+		a->tree.wait_for_labels = true; /* nothing is served yet */
 		ret = install(a, &set, err, sizeof(err));
+		a->tree.wait_for_labels = false;
 		policy_set_free(&set);
 	}
 	if (ret) {
@@ -699,6 +735,8 @@ static int set_up(struct agent *a)
 		ret = wait_loop_watch(a->epoll_fd, event_stream_fd(&a->events));
 	if (ret == 0)
 		ret = wait_loop_watch(a->epoll_fd, a->tree.inotify_fd);
+	if (ret == 0)
+		ret = wait_loop_watch(a->epoll_fd, pod_label_cache_fd(a->pod_labels));
 	if (ret == 0)
 		ret = wait_loop_watch(a->epoll_fd, a->policy_watch_fd);
 	if (ret == 0)
@@ -764,6 +802,8 @@ static int serve(struct agent *a)
 			fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
 		if ((ticked || ret) && !plane_still_pinned(a))
 			return EXIT_RUNTIME_ERROR;
+		if (pod_label_cache_answered(a->pod_labels))
+			agent_tree_labels_answered(&a->tree, monotonic_ms());
 		retry_unresolved(a);
 		if (policy_file_changed(a, &file)) {
 			reload(a, &file);
@@ -793,6 +833,9 @@ static void agent_cleanup(struct agent *a)
 		event_stream_close(&a->events);
 	if (a->plane_open)
 		plane_close(&a->plane);
+	if (a->pod_labels)
+		pod_label_cache_close(a->pod_labels);
+	free(a->pod_labels);
 	agent_tree_free(&a->tree);
 	policy_set_free(&a->set);
 	json_free(&a->line);

@@ -17,13 +17,11 @@
 #include "cgward_abi.h"
 #include "clock.h"
 #include "container_meta.h"
-#include "cri_client.h"
 #include "grow_array.h"
+#include "pod_label_cache.h"
 #include "pod_identity.h"
 
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_ONLYDIR)
-/* A pod's labels are asked for while its container is being set up: not for long. */
-#define CRI_TIMEOUT_MS 2000
 
 /*
  * The test bpf/cgroup_inherit.bpf.c makes: the prefix and a digit, the shape
@@ -415,116 +413,187 @@ static int own_cgroup_unbound(const char *path)
 	return -1;
 }
 
-/*
- * Binds one cgroup, then watches it, then lists its children: a child made
- * after the binding inherits it in the kernel, one made before is listed,
- * and one made after the watch is also reported by inotify.
- */
-static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u64 parent_boundary,
-		 bool log_binds)
+/* A cgroup being bound: where it is, and what Kubernetes says of it. */
+struct walked_cgroup {
+	const char *path; /* relative to the cgroup2 root */
+	char abs[PATH_MAX];
+	bool in_pod, container;
+	struct container_meta meta;
+	bool have_meta;
+	bool labels_pending; /* its pod's labels are being asked for */
+};
+
+/* Whether a rule needs what containerd's bundles lack: a pod's labels, or all its annotations. */
+static bool asks_cri(const struct agent_tree *tree)
 {
-	char abs[PATH_MAX], child[PATH_MAX], err[PATH_MAX + 128];
-	struct pod_identity pod;
-	bool in_pod = pod_identity_parse(path, &pod) == 0;
-	bool container = in_pod && pod.container_id[0];
-	struct container_meta meta = {0};
-	struct root_spec *roots = NULL;
-	size_t n_roots = 0;
-	bool have_meta = false;
-	int unresolved = (int)tree->set->n_rules, rule;
-	struct dirent *entry;
-	__u64 id, boundary = 0;
-	DIR *dir;
+	return tree->pod_labels &&
+	       (policy_needs_pod_labels(tree->set) || policy_needs_pod_annotations(tree->set));
+}
+
+/* Asks the CRI early for the labels of a pod whose sandbox appeared: its containers follow. */
+static void prefetch_pod_labels(struct agent_tree *tree, const struct walked_cgroup *cg,
+				const char *container_id)
+{
+	if (cg->have_meta && cg->meta.sandbox && !cg->meta.has_labels && asks_cri(tree))
+		pod_label_cache_prefetch(
+		    tree->pod_labels, cg->meta.sandbox_id[0] ? cg->meta.sandbox_id : container_id);
+}
+
+/*
+ * containerd's bundles do not carry the pod's labels: its CRI does, asked for
+ * off the loop (pod_label_cache.h). Until they come the container stays
+ * unresolved, and is visited again when they do (agent_tree_labels_answered).
+ */
+static void read_pod_labels(struct agent_tree *tree, struct walked_cgroup *cg, bool log_binds)
+{
+	char err[512];
 	int ret;
 
-	ret = snprintf(abs, sizeof(abs), "%s%s", tree->root, strcmp(path, "/") ? path : "");
-	if (ret < 0 || (size_t)ret >= sizeof(abs))
-		return -ENAMETOOLONG;
-	if (container && tree->n_bundle_dirs) {
-		ret = container_meta_find(tree->bundle_dirs, tree->n_bundle_dirs, pod.container_id,
-					  &meta, err, sizeof(err));
-		have_meta = ret == 0;
-		if (ret && log_binds)
-			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
-		/* containerd's bundles do not carry the pod's labels: its CRI does. */
-		if (have_meta && !meta.sandbox && !meta.has_labels && meta.sandbox_id[0] &&
-		    (policy_needs_pod_labels(tree->set) ||
-		     policy_needs_pod_annotations(tree->set)) &&
-		    tree->cri_socket &&
-		    cri_pod_metadata(tree->cri_socket, meta.sandbox_id, CRI_TIMEOUT_MS, &meta, err,
-				     sizeof(err)))
-			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
-	}
-	if (in_pod || parent_rule == unresolved || policy_selects_kubernetes(tree->set))
-		rule = agent_pod_rule(tree->set, path, parent_rule, container,
-				      have_meta ? &meta : NULL);
-	else
-		rule = agent_effective_rule(tree->set, path, parent_rule);
-	if (rule >= 0) {
-		ret = cgroup_read_id(abs, &id);
-		if (ret) {
-			container_meta_free(&meta);
-			return ret == -ENOENT ? 0 : ret; /* removed meanwhile */
-		}
-		if (id == tree->self_id)
-			rule = own_cgroup_unbound(path);
-	}
-	if (rule < 0 && in_pod)
-		unbind_pod_cgroup(tree, abs, path, log_binds);
-	if (rule >= 0) {
-		const struct policy_rule *r = rule < unresolved ? &tree->set->rules[rule] : NULL;
-		/* An unresolved container keeps no capability, as it writes nothing. */
-		struct cgward_cgroup_policy policy = {.policy_id = tree->first_id + (__u32)rule,
-						      .flags = r ? rule_flags(r) : 0,
-						      .dropped_caps = r ? r->dropped_caps
-									: CAPABILITIES_ALL_DROPPED};
+	if (!cg->have_meta || cg->meta.sandbox || cg->meta.has_labels || !cg->meta.sandbox_id[0] ||
+	    !asks_cri(tree))
+		return;
+	ret = pod_label_cache_get(tree->pod_labels, cg->meta.sandbox_id, tree->wait_for_labels,
+				  &cg->meta, err, sizeof(err));
+	cg->labels_pending = ret == -EINPROGRESS;
+	if (ret && !cg->labels_pending && log_binds)
+		fprintf(stderr, "cgward: agent: %s: %s\n", cg->path, err);
+}
 
-		/*
-		 * A pod's containers are confined from their workload's exec on;
-		 * the kubelet's cgroups above them too, so that a pod's cgroup
-		 * made before the agent saw it inherits that in the kernel.
-		 */
-		if (in_pod || under_kubepods(path)) {
-			policy.flags |= CGWARD_POLICY_FROM_EXEC;
-			policy.runtime_mnt_ns = tree->runtime_mnt_ns;
-		}
-		/* A cgroup that inherits its parent's rule is inside the parent's boundary. */
-		boundary = rule == parent_rule && parent_boundary ? parent_boundary : id;
-		policy.boundary_id = boundary;
-		ret = 0;
-		if (container && have_meta && r && r->n_container_roots) {
-			ret = resolve_container_roots(r, &meta, path, &roots, &n_roots);
-			if (!ret)
-				ret = policy_maps_put_roots(tree->maps, policy.policy_id, roots,
-							    n_roots);
-		}
-		if (!ret)
-			ret = policy_maps_bind_rule(tree->maps, id, &policy);
-		if (!ret && container && workload_started(abs, tree->runtime_mnt_ns))
-			ret = policy_maps_mark_started(tree->maps, id);
-		if (!ret)
-			ret = remember(tree, id, path, rule, boundary, have_meta ? &meta : NULL);
-		if (!ret && container)
-			schedule_resolve(find_path(tree, path), rule == unresolved);
-		if (!ret && roots) {
-			struct agent_cgroup *cg = find_path(tree, path);
+/* What the cgroup's path and its container's bundle say of it. */
+static void read_kubernetes_identity(struct agent_tree *tree, struct walked_cgroup *cg,
+				     bool log_binds)
+{
+	struct pod_identity pod;
+	char err[PATH_MAX + 128];
+	int ret;
 
-			drop_container_roots(tree, cg); /* resolved anew: a rebind, a reload */
-			cg->container_roots = roots;
-			cg->n_container_roots = n_roots;
-			roots = NULL;
-		}
-		free(roots);
-		if (ret) {
-			container_meta_free(&meta);
-			return ret;
-		}
-		if (log_binds || (container && have_meta))
-			fprintf(stderr, "cgward: agent: bound %s to policy %s\n", path,
-				r ? r->name : AGENT_UNRESOLVED_NAME);
+	cg->in_pod = pod_identity_parse(cg->path, &pod) == 0;
+	cg->container = cg->in_pod && pod.container_id[0];
+	if (!cg->container || !tree->n_bundle_dirs)
+		return;
+	ret = container_meta_find(tree->bundle_dirs, tree->n_bundle_dirs, pod.container_id,
+				  &cg->meta, err, sizeof(err));
+	cg->have_meta = ret == 0;
+	if (ret && log_binds)
+		fprintf(stderr, "cgward: agent: %s: %s\n", cg->path, err);
+	prefetch_pod_labels(tree, cg, pod.container_id);
+	read_pod_labels(tree, cg, log_binds);
+}
+
+/*
+ * The rule index that applies to the cgroup (set->n_rules: unresolved), or
+ * -1 for none. A container whose pod's labels are still asked for cannot be
+ * matched yet: it stays unresolved, failing closed.
+ */
+static int choose_rule(const struct agent_tree *tree, const struct walked_cgroup *cg,
+		       int parent_rule)
+{
+	if (cg->labels_pending)
+		return (int)tree->set->n_rules;
+	if (cg->in_pod || parent_rule == (int)tree->set->n_rules ||
+	    policy_selects_kubernetes(tree->set))
+		return agent_pod_rule(tree->set, cg->path, parent_rule, cg->container,
+				      cg->have_meta ? &cg->meta : NULL);
+	return agent_effective_rule(tree->set, cg->path, parent_rule);
+}
+
+/* The map entry of a cgroup bound to rule (set->n_rules: unresolved), inside boundary. */
+static struct cgward_cgroup_policy cgroup_policy_of(const struct agent_tree *tree,
+						    const struct walked_cgroup *cg, int rule,
+						    __u64 boundary)
+{
+	const struct policy_rule *r =
+	    rule < (int)tree->set->n_rules ? &tree->set->rules[rule] : NULL;
+	/* An unresolved container keeps no capability, as it writes nothing. */
+	struct cgward_cgroup_policy policy = {.policy_id = tree->first_id + (__u32)rule,
+					      .flags = r ? rule_flags(r) : 0,
+					      .boundary_id = boundary,
+					      .dropped_caps =
+						  r ? r->dropped_caps : CAPABILITIES_ALL_DROPPED};
+
+	/*
+	 * A pod's containers are confined from their workload's exec on; the
+	 * kubelet's cgroups above them too, so that a pod's cgroup made before
+	 * the agent saw it inherits that in the kernel.
+	 */
+	if (cg->in_pod || under_kubepods(cg->path)) {
+		policy.flags |= CGWARD_POLICY_FROM_EXEC;
+		policy.runtime_mnt_ns = tree->runtime_mnt_ns;
 	}
-	container_meta_free(&meta);
-	ret = watch_dir(tree, abs, path);
+	return policy;
+}
+
+/* The container's roots (those of its rule, resolved in it) kept with its cgroup. */
+static void keep_container_roots(struct agent_tree *tree, const char *path, struct root_spec *roots,
+				 size_t n_roots)
+{
+	struct agent_cgroup *cg = find_path(tree, path);
+
+	drop_container_roots(tree, cg); /* resolved anew: a rebind, a reload */
+	cg->container_roots = roots;
+	cg->n_container_roots = n_roots;
+}
+
+/*
+ * Binds the cgroup (id) to rule: the container's roots first, then the
+ * binding, then what the tree remembers of it. Its boundary goes to boundary.
+ */
+static int bind_cgroup(struct agent_tree *tree, const struct walked_cgroup *cg, __u64 id, int rule,
+		       int parent_rule, __u64 parent_boundary, bool log_binds, __u64 *boundary)
+{
+	int unresolved = (int)tree->set->n_rules;
+	const struct policy_rule *r = rule < unresolved ? &tree->set->rules[rule] : NULL;
+	struct cgward_cgroup_policy policy;
+	struct root_spec *roots = NULL;
+	size_t n_roots = 0;
+	int ret = 0;
+
+	/* A cgroup that inherits its parent's rule is inside the parent's boundary. */
+	*boundary = rule == parent_rule && parent_boundary ? parent_boundary : id;
+	policy = cgroup_policy_of(tree, cg, rule, *boundary);
+	if (cg->container && cg->have_meta && r && r->n_container_roots) {
+		ret = resolve_container_roots(r, &cg->meta, cg->path, &roots, &n_roots);
+		if (!ret)
+			ret = policy_maps_put_roots(tree->maps, policy.policy_id, roots, n_roots);
+	}
+	if (!ret)
+		ret = policy_maps_bind_rule(tree->maps, id, &policy);
+	if (!ret && cg->container && workload_started(cg->abs, tree->runtime_mnt_ns))
+		ret = policy_maps_mark_started(tree->maps, id);
+	if (!ret)
+		ret =
+		    remember(tree, id, cg->path, rule, *boundary, cg->have_meta ? &cg->meta : NULL);
+	if (!ret && cg->container) {
+		struct agent_cgroup *known = find_path(tree, cg->path);
+
+		schedule_resolve(known, rule == unresolved);
+		known->labels_pending = cg->labels_pending;
+	}
+	if (!ret && roots) {
+		keep_container_roots(tree, cg->path, roots, n_roots);
+		roots = NULL;
+	}
+	free(roots);
+	if (ret)
+		return ret;
+	if (log_binds || (cg->container && cg->have_meta))
+		fprintf(stderr, "cgward: agent: bound %s to policy %s\n", cg->path,
+			r ? r->name : AGENT_UNRESOLVED_NAME);
+	return 0;
+}
+
+static int bind_subtree(struct agent_tree *tree, const char *path, int parent_rule,
+			__u64 parent_boundary, bool log_binds);
+
+/* Watches the cgroup, then binds the children it has already. */
+static int bind_children(struct agent_tree *tree, const char *abs, const char *path, int rule,
+			 __u64 boundary, bool log_binds)
+{
+	char child[PATH_MAX];
+	struct dirent *entry;
+	DIR *dir;
+	int ret = watch_dir(tree, abs, path);
+
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
 	dir = opendir(abs);
@@ -535,10 +604,49 @@ static int visit(struct agent_tree *tree, const char *path, int parent_rule, __u
 			continue;
 		ret = join(child, sizeof(child), path, entry->d_name);
 		if (ret == 0)
-			ret = visit(tree, child, rule, boundary, log_binds);
+			ret = bind_subtree(tree, child, rule, boundary, log_binds);
 	}
 	closedir(dir);
 	return ret;
+}
+
+/*
+ * Binds one cgroup, then watches it, then lists its children: a child made
+ * after the binding inherits it in the kernel, one made before is listed,
+ * and one made after the watch is also reported by inotify. Binding a
+ * cgroup again is harmless: the same rule, the same map entry (a run's own
+ * binding only takes a mandatory rule in again), the same watch.
+ */
+static int bind_subtree(struct agent_tree *tree, const char *path, int parent_rule,
+			__u64 parent_boundary, bool log_binds)
+{
+	struct walked_cgroup cg = {.path = path};
+	__u64 id = 0, boundary = 0;
+	int rule, ret;
+
+	ret = snprintf(cg.abs, sizeof(cg.abs), "%s%s", tree->root, strcmp(path, "/") ? path : "");
+	if (ret < 0 || (size_t)ret >= sizeof(cg.abs))
+		return -ENAMETOOLONG;
+	read_kubernetes_identity(tree, &cg, log_binds);
+	rule = choose_rule(tree, &cg, parent_rule);
+	if (rule >= 0) {
+		ret = cgroup_read_id(cg.abs, &id);
+		if (ret) {
+			container_meta_free(&cg.meta);
+			return ret == -ENOENT ? 0 : ret; /* removed meanwhile */
+		}
+		if (id == tree->self_id)
+			rule = own_cgroup_unbound(path);
+	}
+	if (rule < 0 && cg.in_pod)
+		unbind_pod_cgroup(tree, cg.abs, path, log_binds);
+	ret = rule >= 0 ? bind_cgroup(tree, &cg, id, rule, parent_rule, parent_boundary, log_binds,
+				      &boundary)
+			: 0;
+	container_meta_free(&cg.meta);
+	if (ret)
+		return ret;
+	return bind_children(tree, cg.abs, path, rule, boundary, log_binds);
 }
 
 static void free_cgroup(struct agent_cgroup *cg)
@@ -557,7 +665,7 @@ int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u3
 	tree->n_cgroups = 0;
 	tree->set = set;
 	tree->first_id = first_id;
-	return visit(tree, "/", -1, 0, false);
+	return bind_subtree(tree, "/", -1, 0, false);
 }
 
 /* The rule and boundary a cgroup's parent was bound to; -1 when it was not. */
@@ -580,7 +688,7 @@ __u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
 {
 	__u64 next = 0;
 
-	/* By index: a visit may grow the table, or shrink it. */
+	/* By index: a bind may grow the table, or shrink it. */
 	for (size_t i = 0; i < tree->n_cgroups; i++) {
 		struct agent_cgroup *cg = &tree->cgroups[i];
 		char path[PATH_MAX];
@@ -594,7 +702,7 @@ __u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
 			fprintf(stderr, "cgward: agent: %s: unresolved container, try %u\n", path,
 				cg->resolve_tries);
 			parent_rule = parent_binding(tree, path, &boundary);
-			ret = visit(tree, path, parent_rule, boundary, true);
+			ret = bind_subtree(tree, path, parent_rule, boundary, true);
 			if (ret)
 				fprintf(stderr, "cgward: agent: %s: %s\n", path, strerror(-ret));
 			if (i >= tree->n_cgroups)
@@ -605,6 +713,48 @@ __u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
 			next = cg->resolve_at_ms;
 	}
 	return next;
+}
+
+void agent_tree_labels_answered(struct agent_tree *tree, __u64 now_ms)
+{
+	for (size_t i = 0; i < tree->n_cgroups; i++) {
+		if (tree->cgroups[i].labels_pending && tree->cgroups[i].resolve_at_ms)
+			tree->cgroups[i].resolve_at_ms = now_ms;
+	}
+}
+
+static bool watched(const struct agent_tree *tree, const char *path)
+{
+	for (size_t i = 0; i < tree->n_watches; i++) {
+		if (strcmp(tree->watches[i].path, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+int agent_tree_bind_path(struct agent_tree *tree, const char *dir)
+{
+	size_t root_len = strlen(tree->root);
+	char path[PATH_MAX];
+	__u64 boundary;
+	int rule;
+
+	if (strncmp(dir, tree->root, root_len) != 0 || dir[root_len] != '/')
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s", dir + root_len) >= sizeof(path))
+		return -ENAMETOOLONG;
+	/* From the top: the first directory not watched yet holds the rest of the path. */
+	for (char *slash = strchr(path + 1, '/');; slash = strchr(slash + 1, '/')) {
+		if (slash)
+			*slash = '\0';
+		if (!watched(tree, path)) {
+			rule = parent_binding(tree, path, &boundary);
+			return bind_subtree(tree, path, rule, boundary, true);
+		}
+		if (!slash)
+			return 0;
+		*slash = '/';
+	}
 }
 
 static const char *watch_path(const struct agent_tree *tree, int wd)
@@ -634,7 +784,7 @@ static int handle_event(struct agent_tree *tree, const struct inotify_event *ev,
 	char path[PATH_MAX];
 
 	if (ev->mask & IN_Q_OVERFLOW) /* creations were lost: walk everything again */
-		return visit(tree, "/", -1, 0, log_binds);
+		return bind_subtree(tree, "/", -1, 0, log_binds);
 	if (ev->mask & IN_IGNORED) {
 		forget_watch(tree, ev->wd);
 		return 0;
@@ -646,8 +796,8 @@ static int handle_event(struct agent_tree *tree, const struct inotify_event *ev,
 		return 0;
 	}
 	parent = find_path(tree, dir);
-	return visit(tree, path, parent ? parent->rule : -1, parent ? parent->boundary_id : 0,
-		     log_binds);
+	return bind_subtree(tree, path, parent ? parent->rule : -1,
+			    parent ? parent->boundary_id : 0, log_binds);
 }
 
 int agent_tree_read_events(struct agent_tree *tree, bool log_binds)

@@ -13,6 +13,8 @@
 #include "policy.h"
 #include "policy_maps.h"
 
+struct pod_label_cache;
+
 /* A cgroup the agent bound, by id: names the cgroup and rule of its events. */
 struct agent_cgroup {
 	__u64 id;
@@ -31,6 +33,7 @@ struct agent_cgroup {
 	 */
 	unsigned int resolve_tries;
 	__u64 resolve_at_ms;
+	bool labels_pending; /* unresolved while its pod's labels are asked for */
 };
 
 /* An inotify watch on a cgroup directory. */
@@ -55,8 +58,15 @@ struct agent_tree {
 	/* Where the CRI runtime keeps each container's bundle (container_meta.h). */
 	const char *const *bundle_dirs;
 	size_t n_bundle_dirs;
-	__u32 runtime_mnt_ns;	/* the container runtime's mount namespace: the host's */
-	const char *cri_socket; /* where pods' labels are asked for (cri_client.h) */
+	__u32 runtime_mnt_ns; /* the container runtime's mount namespace: the host's */
+	/* Pods' labels, asked for off the loop; NULL: none is asked for. */
+	struct pod_label_cache *pod_labels;
+	/*
+	 * Whether a cgroup's bind waits for its pod's labels: at start-up, when
+	 * nothing else is served yet, so that running containers are bound to
+	 * their rule at once rather than unresolved for a moment.
+	 */
+	bool wait_for_labels;
 };
 
 /*
@@ -79,6 +89,21 @@ int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u3
 
 /* Binds the cgroups created since the last call (and watches them); returns how many. */
 int agent_tree_read_events(struct agent_tree *tree, bool log_binds);
+
+/*
+ * Binds the cgroup directory dir (under tree->root) and those above it that
+ * the tree does not know yet, from the nearest one it watches, without
+ * waiting for any pod's labels; other cgroups' events stay queued for
+ * agent_tree_read_events, whose later bind of the same cgroups changes
+ * nothing. Returns 0 or negative errno.
+ */
+int agent_tree_bind_path(struct agent_tree *tree, const char *dir);
+
+/*
+ * Pods' labels came (pod_label_cache_answered): the containers that waited
+ * for them are due for agent_tree_retry_unresolved at now_ms.
+ */
+void agent_tree_labels_answered(struct agent_tree *tree, __u64 now_ms);
 
 /*
  * Tries the unresolved containers whose try is due at now_ms again, each with

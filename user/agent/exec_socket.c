@@ -309,14 +309,16 @@ static void move_back(const char *origin_procs, pid_t pid)
 }
 
 /*
- * The agent's rules over the cgroups made since its loop last looked: a
- * mandatory one over the user's directory or the run's cgroup is bound now,
- * so that the run's own binding takes it in before the child is moved.
+ * The agent's rules over the run's cgroup and the user's directory: a
+ * mandatory one over either is bound now, so that the run's own binding
+ * takes it in before the child is moved. Only these: the other cgroups made
+ * meanwhile (a pod's, whose labels may take the CRI seconds) wait for the
+ * loop, not the caller.
  */
-static int bind_new_cgroups(struct exec_service *svc, const struct exec_service_run *run, char *err,
+static int bind_run_cgroups(struct exec_service *svc, const struct exec_service_run *run, char *err,
 			    size_t errlen)
 {
-	int ret = agent_tree_read_events(svc->tree, true);
+	int ret = agent_tree_bind_path(svc->tree, run->core.cgroup.path);
 
 	if (ret >= 0)
 		return 0;
@@ -344,7 +346,7 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 	if (ret == 0)
 		ret = run_core_create_cgroup(&run->core, svc->layout, dir, memory_mib, err, errlen);
 	if (ret == 0)
-		ret = bind_new_cgroups(svc, run, err, errlen);
+		ret = bind_run_cgroups(svc, run, err, errlen);
 	if (ret == 0)
 		ret = run_core_bind(&run->core, flags, dropped_caps, err, errlen);
 	if (ret == 0 && (ret = run_core_ring_ready(&run->core)) != 0)
