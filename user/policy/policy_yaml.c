@@ -161,42 +161,48 @@ static int parse_node(struct loader *ld, yaml_parser_t *parser, yaml_event_t *ev
 	return 0;
 }
 
+/* Reads one event and drops it: its type, and where it starts when mark is not NULL. */
+static int skip_event(struct loader *ld, yaml_parser_t *parser, const char *buf,
+		      yaml_event_type_t *type, yaml_mark_t *mark)
+{
+	yaml_event_t event;
+	int ret = next_event(ld, parser, &event, buf);
+
+	if (ret)
+		return ret;
+	*type = event.type;
+	if (mark)
+		*mark = event.start_mark;
+	yaml_event_delete(&event);
+	return 0;
+}
+
 /* Reads the single document of the stream; *root stays NULL when the file has none. */
 static int parse_stream(struct loader *ld, yaml_parser_t *parser, const char *buf,
 			struct node **root)
 {
+	yaml_event_type_t type;
 	yaml_event_t event;
+	yaml_mark_t mark;
 	int ret;
 
 	*root = NULL;
-	ret = next_event(ld, parser, &event, buf); /* stream start */
-	if (ret)
+	ret = skip_event(ld, parser, buf, &type, NULL); /* stream start */
+	/* The document's start, or the end of an empty stream. */
+	if (ret == 0)
+		ret = skip_event(ld, parser, buf, &type, NULL);
+	if (ret || type == YAML_STREAM_END_EVENT)
 		return ret;
-	yaml_event_delete(&event);
 	ret = next_event(ld, parser, &event, buf);
-	if (ret)
-		return ret;
-	if (event.type == YAML_STREAM_END_EVENT) {
-		yaml_event_delete(&event);
-		return 0;
-	}
-	yaml_event_delete(&event); /* document start */
-	ret = next_event(ld, parser, &event, buf);
-	if (!ret)
+	if (ret == 0)
 		ret = parse_node(ld, parser, &event, buf, 0, root);
-	if (!ret)
-		ret = next_event(ld, parser, &event, buf); /* document end */
-	if (ret)
-		return ret;
-	yaml_event_delete(&event);
-	ret = next_event(ld, parser, &event, buf);
-	if (ret)
-		return ret;
-	if (event.type == YAML_DOCUMENT_START_EVENT)
-		diag_at(ld, event.start_mark.line + 1, event.start_mark.column + 1,
-			"multiple documents are not supported");
-	yaml_event_delete(&event);
-	return 0;
+	if (ret == 0)
+		ret = skip_event(ld, parser, buf, &type, NULL); /* document end */
+	if (ret == 0)
+		ret = skip_event(ld, parser, buf, &type, &mark);
+	if (ret == 0 && type == YAML_DOCUMENT_START_EVENT)
+		diag_at(ld, mark.line + 1, mark.column + 1, "multiple documents are not supported");
+	return ret;
 }
 
 bool is_plain_null(const struct node *node)
