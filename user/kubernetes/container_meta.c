@@ -352,7 +352,7 @@ const char *container_meta_annotation(const struct container_meta *meta, const c
 	return lookup(meta->annotations, meta->n_annotations, key);
 }
 
-static void free_pairs(struct meta_pair *pairs, size_t n)
+void meta_pairs_free(struct meta_pair *pairs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(pairs[i].key);
@@ -361,11 +361,24 @@ static void free_pairs(struct meta_pair *pairs, size_t n)
 	free(pairs);
 }
 
+void container_meta_set_pod_labels(struct container_meta *meta, struct meta_pair *labels,
+				   size_t n_labels, struct meta_pair *annotations,
+				   size_t n_annotations)
+{
+	meta_pairs_free(meta->labels, meta->n_labels);
+	meta_pairs_free(meta->annotations, meta->n_annotations);
+	meta->labels = labels;
+	meta->n_labels = n_labels;
+	meta->annotations = annotations;
+	meta->n_annotations = n_annotations;
+	meta->has_labels = true;
+}
+
 void container_meta_free(struct container_meta *meta)
 {
-	free_pairs(meta->labels, meta->n_labels);
-	free_pairs(meta->annotations, meta->n_annotations);
-	free_pairs(meta->binds, meta->n_binds);
+	meta_pairs_free(meta->labels, meta->n_labels);
+	meta_pairs_free(meta->annotations, meta->n_annotations);
+	meta_pairs_free(meta->binds, meta->n_binds);
 	meta->labels = meta->annotations = meta->binds = NULL;
 	meta->n_labels = meta->n_annotations = meta->n_binds = 0;
 	meta->has_labels = false;

@@ -64,6 +64,14 @@ int container_meta_find(const char *const *bundle_dirs, size_t n_dirs, const cha
 const char *container_meta_label(const struct container_meta *meta, const char *key);
 const char *container_meta_annotation(const struct container_meta *meta, const char *key);
 
+/* Frees n pairs and their array. */
+void meta_pairs_free(struct meta_pair *pairs, size_t n);
+
+/* The pod's labels and annotations, taken over (the old ones freed): known from now on. */
+void container_meta_set_pod_labels(struct container_meta *meta, struct meta_pair *labels,
+				   size_t n_labels, struct meta_pair *annotations,
+				   size_t n_annotations);
+
 void container_meta_free(struct container_meta *meta);
 
 #endif

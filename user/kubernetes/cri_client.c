@@ -36,15 +36,6 @@ static int add_pair(struct meta_pair *pairs, size_t *n, const char *key, const c
 	return 0;
 }
 
-static void free_pairs(struct meta_pair *pairs, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(pairs[i].key);
-		free(pairs[i].value);
-	}
-	free(pairs);
-}
-
 int cri_parse_sandbox_status(const unsigned char *buf, size_t len, struct container_meta *meta)
 {
 	Runtime__V1__PodSandboxStatusResponse *reply;
@@ -74,17 +65,11 @@ int cri_parse_sandbox_status(const unsigned char *buf, size_t len, struct contai
 			       status->annotations[i]->value);
 	runtime__v1__pod_sandbox_status_response__free_unpacked(reply, NULL);
 	if (ret) {
-		free_pairs(labels, n_labels);
-		free_pairs(annotations, n_annotations);
+		meta_pairs_free(labels, n_labels);
+		meta_pairs_free(annotations, n_annotations);
 		return ret;
 	}
-	free_pairs(meta->labels, meta->n_labels);
-	free_pairs(meta->annotations, meta->n_annotations);
-	meta->labels = labels;
-	meta->n_labels = n_labels;
-	meta->annotations = annotations;
-	meta->n_annotations = n_annotations;
-	meta->has_labels = true;
+	container_meta_set_pod_labels(meta, labels, n_labels, annotations, n_annotations);
 	return 0;
 }
 

@@ -10,19 +10,10 @@
 
 #include "cri_client.h"
 
-static void free_pairs(struct meta_pair *pairs, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(pairs[i].key);
-		free(pairs[i].value);
-	}
-	free(pairs);
-}
-
 static void clear_entry(struct pod_labels_entry *entry)
 {
-	free_pairs(entry->labels, entry->n_labels);
-	free_pairs(entry->annotations, entry->n_annotations);
+	meta_pairs_free(entry->labels, entry->n_labels);
+	meta_pairs_free(entry->annotations, entry->n_annotations);
 	*entry = (struct pod_labels_entry){.state = POD_LABELS_FREE};
 }
 
@@ -193,18 +184,12 @@ static int take_answer(struct pod_labels_entry *entry, struct container_meta *me
 		ret = copy_pairs(entry->annotations, entry->n_annotations, &annotations,
 				 &n_annotations);
 	if (ret) {
-		free_pairs(labels, n_labels);
-		free_pairs(annotations, n_annotations);
+		meta_pairs_free(labels, n_labels);
+		meta_pairs_free(annotations, n_annotations);
 		snprintf(err, errlen, "pod labels: %s", strerror(-ret));
 		return ret;
 	}
-	free_pairs(meta->labels, meta->n_labels);
-	free_pairs(meta->annotations, meta->n_annotations);
-	meta->labels = labels;
-	meta->n_labels = n_labels;
-	meta->annotations = annotations;
-	meta->n_annotations = n_annotations;
-	meta->has_labels = true;
+	container_meta_set_pod_labels(meta, labels, n_labels, annotations, n_annotations);
 	return 0;
 }
 
