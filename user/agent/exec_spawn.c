@@ -395,7 +395,8 @@ struct run_cgroup {
 static int open_run_cgroup(const struct exec_cgroup *cg, struct run_cgroup *run_cg)
 {
 	run_cg->dir_fd = open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	run_cg->procs_fd = open_procs(cg->path);
+	run_cg->procs_fd =
+	    run_cg->dir_fd < 0 ? -1 : openat(run_cg->dir_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 	run_cg->memory_procs_fd = cg->memory_path[0] ? open_procs(cg->memory_path) : -1;
 	if (run_cg->dir_fd < 0 || run_cg->procs_fd < 0 ||
 	    (cg->memory_path[0] && run_cg->memory_procs_fd < 0))
