@@ -1,6 +1,7 @@
 # cgward exec as a user who is not root, confined by the agent through its
 # exec socket (issue 28). Each test starts an agent in a cgroup of its own
-# in the suite's, so that the runs' cgward.slice is the suite's too.
+# in the suite's; the runs' cgroups are made within the caller's, this
+# shell's (RUNS_PARENT).
 # shellcheck shell=bash
 
 USER_UID=65534
@@ -44,7 +45,15 @@ user_agent_start() {
 	AGENT_PID=$!
 	trap user_agent_stop EXIT
 	agent_wait_log "ready:" $((readies + 1))
-	SLICE=$SUITE_CGROUP/cgward.slice
+}
+
+# Where the user's runs go: within the cgroup of the caller, this shell.
+RUNS_PARENT=$CG2$(sed -n 's/^0:://p' /proc/self/cgroup)
+RUNS_PARENT=${RUNS_PARENT%/}
+
+# The runs' cgroups there (cgward-PID-RANDOM), if any.
+runs_left() {
+	find "$RUNS_PARENT" -mindepth 1 -maxdepth 1 -type d -name 'cgward-[0-9]*'
 }
 
 # The agent stopped (SIGTERM: its runs stay, as with KillMode=process) and started again.
@@ -55,15 +64,16 @@ user_agent_restart() {
 	user_agent_start
 }
 
-# The agent stopped; its slice must hold no run's cgroup. The plane stays
+# The agent stopped; no run's cgroup may be left. The plane stays
 # loaded for the next test (the agent's load and unload would cost it 10 s
 # under emulation): these tests count no policy or link.
 user_agent_stop() {
 	local status=0 left
 	agent_halt || status=1
-	left=$(find "$SUITE_CGROUP/cgward.slice" -mindepth 2 -type d 2>/dev/null)
-	find "$SUITE_CGROUP/cgward.slice" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-	rmdir "$SUITE_CGROUP/cgward.slice" "$SUITE_CGROUP/agent" 2>/dev/null
+	left=$(runs_left)
+	find "$RUNS_PARENT" -mindepth 1 -maxdepth 1 -type d -name 'cgward-[0-9]*' \
+		-exec rmdir {} + 2>/dev/null
+	rmdir "$SUITE_CGROUP/agent" 2>/dev/null
 	[ -z "$left" ] || fail "runs' cgroups left behind: $left"
 	return $status
 }
@@ -72,7 +82,7 @@ user_agent_stop() {
 # the user's uid and a run's cgroup of the user's; no message of cgward's.
 expect_user_deny() {
 	grep '^{' <<<"$1" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$2\"
-		and .uid == $USER_UID and (.cgroup | contains(\"/cgward.slice/user-$USER_UID/cgward-\")))" \
+		and .uid == $USER_UID and (.cgroup | test(\"/cgward-[0-9]+-[0-9a-f]+$\")))" \
 		>/dev/null || fail "no deny event on stderr: $1"
 	[ "$(grep -c '^cgward:' <<<"$1")" -eq 0 ] || fail "cgward's messages: $1"
 }
@@ -80,10 +90,10 @@ expect_user_deny() {
 # The user's runs' cgroups are all gone, within 60 s.
 wait_no_runs() {
 	for _ in $(seq 600); do
-		[ -z "$(find "$SLICE" -mindepth 2 -type d 2>/dev/null)" ] && return 0
+		[ -z "$(runs_left)" ] && return 0
 		sleep 0.1
 	done
-	fail "runs' cgroups left: $(find "$SLICE" -mindepth 2 -type d); the agent's log ends:
+	fail "runs' cgroups left: $(runs_left); the agent's log ends:
 $(tail -n 20 "$T/agent.log")"
 }
 
@@ -350,18 +360,16 @@ test_exec_user_agent_restart_keeps_the_run_confined() {
 	wait_no_runs
 }
 
-# A mandatory rule over the users' directories holds for their runs, from a
-# user's first (whose directory the agent makes, and binds before the run's
-# child is moved in: that ordering is not observable from here, the agent's
-# loop binding it a moment later too).
+# A mandatory rule over the runs' cgroups holds from a user's first run (the
+# agent binds it before the run's child is moved in: that ordering is not
+# observable from here, the agent's loop binding it a moment later too).
 test_exec_user_mandatory_rule_holds_from_the_first_run() {
 	local err status=0
 	user_dirs
 	mkdir "$UW/m"
 	chown $USER_UID:$USER_UID "$UW/m"
-	USER_RULES=$(agent_policy users "$UW/m" true "${REL}/cgward.slice/user-*")
+	USER_RULES=$(agent_policy users "$UW/m" true "${RUNS_PARENT#"$CG2"}/cgward-[0-9]*")
 	user_agent_start
-	[ ! -e "$SLICE/user-$USER_UID" ] || fail "the user's directory is there before its first run"
 	err=$(as_user "$CGWARD" exec --root "$UW" -- \
 		sh -c "echo in >$UW/m/in && echo out >$UW/out" 2>&1) || status=$?
 	[ "$status" -ne 0 ] || fail "the write outside the mandatory root succeeded: $err"
@@ -372,7 +380,7 @@ test_exec_user_mandatory_rule_holds_from_the_first_run() {
 	# The agent's line names the rule, and the run's cgroup.
 	wait_line "$AEV" "\"path\":\"$UW/out\""
 	jq -e "select(.path == \"$UW/out\") | .policy == \"users\" and
-		(.cgroup | test(\"/cgward.slice/user-$USER_UID/cgward-[0-9]\"))" "$AEV" >/dev/null ||
+		(.cgroup | test(\"/cgward-[0-9]+-[0-9a-f]+$\"))" "$AEV" >/dev/null ||
 		fail "the agent's deny line: $(grep -F "$UW/out" "$AEV")"
 	wait_no_runs
 }

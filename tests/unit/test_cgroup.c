@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "cgroup.h"
+#include "cgroup_placement.h"
 #include "gc.h"
 
 /* A live pid is never this large: pid_max is at most 2^22. */
@@ -705,6 +706,77 @@ static void test_gc_counts_what_it_could_not_remove(void **state)
 	assert_string_equal(run_gc(root, under(root, "missing"), true, -ENOENT), "");
 }
 
+/* A cgroup the caller may not write: its cgroup.procs root's 0644, as cgroupfs makes it. */
+static void make_cgroup(struct fake_root *root, const char *rel, mode_t procs_mode)
+{
+	char procs[PATH_MAX + 64];
+
+	make_dir(under(root, rel));
+	format_fitting(procs, sizeof(procs), "%s/cgroup.procs", under(root, rel));
+	write_text(procs, "");
+	assert_int_equal(chmod(procs, procs_mode), 0);
+}
+
+static void expect_run_parent(struct fake_root *root, const char *member, uid_t uid,
+			      const char *expected_rel)
+{
+	char dir[PATH_MAX], err[PATH_MAX + 128];
+
+	assert_int_equal(
+	    cgroup_run_parent(&root->layout, member, uid, uid, dir, sizeof(dir), err, sizeof(err)),
+	    0);
+	assert_string_equal(dir, under(root, expected_rel));
+}
+
+static void test_run_goes_within_the_callers_cgroup(void **state)
+{
+	struct fake_root *root = *state;
+
+	make_cgroup(root, "v2/service", 0644);
+	make_cgroup(root, "v2/service/cgward.caller", 0644);
+	expect_run_parent(root, "/service", 0, "v2/service");
+	expect_run_parent(root, "/service", 1000, "v2/service");
+	/* The leaf its processes were moved into stands for the cgroup. */
+	expect_run_parent(root, "/service/cgward.caller", 1000, "v2/service");
+	expect_run_parent(root, "/", 1000, "v2");
+}
+
+static void test_run_stays_out_of_a_subtree_the_caller_may_write(void **state)
+{
+	struct fake_root *root = *state;
+	char dir[PATH_MAX], err[PATH_MAX + 128];
+
+	make_cgroup(root, "v2/user.slice", 0644);
+	make_cgroup(root, "v2/user.slice/user@1000.service", 0644);
+	make_cgroup(root, "v2/user.slice/user@1000.service/app", 0666);
+	make_cgroup(root, "v2/user.slice/user@1000.service/app/term", 0644);
+	/* Below a cgroup.procs it can write, the caller could move the run's processes out. */
+	expect_run_parent(root, "/user.slice/user@1000.service/app/term", 1000,
+			  "v2/user.slice/user@1000.service");
+	/* Root could anyway: its run goes where it is. */
+	expect_run_parent(root, "/user.slice/user@1000.service/app/term", 0,
+			  "v2/user.slice/user@1000.service/app/term");
+	assert_int_equal(cgroup_run_parent(&root->layout, "/../../elsewhere", 1000, 1000, dir,
+					   sizeof(dir), err, sizeof(err)),
+			 -EXDEV);
+	assert_non_null(strstr(err, "outside the agent's cgroup namespace"));
+}
+
+static void test_gc_finds_leftovers_at_any_depth(void **state)
+{
+	struct fake_root *root = *state;
+	char expected[PATH_MAX + 64];
+
+	make_dir(under(root, "v2/a"));
+	make_dir(under(root, "v2/a/b"));
+	make_dir(under(root, "v2/a/b/cgward-" DEAD_CREATOR "-0123456789abcdef"));
+	format_fitting(expected, sizeof(expected), "%s\n",
+		       under(root, "v2/a/b/cgward-" DEAD_CREATOR "-0123456789abcdef"));
+	assert_string_equal(run_gc(root, NULL, false, 0), expected);
+	assert_false(exists(under(root, "v2/a/b/cgward-" DEAD_CREATOR "-0123456789abcdef")));
+	assert_true(exists(under(root, "v2/a/b")));
+}
+
 #define FAKE_ROOT_TEST(test) \
 	cmocka_unit_test_setup_teardown(test, setup_fake_root, teardown_fake_root)
 
@@ -736,6 +808,9 @@ int main(void)
 	    FAKE_ROOT_TEST(test_gc_dry_run_lists_only_leftovers_of_our_shape),
 	    FAKE_ROOT_TEST(test_gc_removes_leftovers_in_both_hierarchies),
 	    FAKE_ROOT_TEST(test_gc_counts_what_it_could_not_remove),
+	    FAKE_ROOT_TEST(test_gc_finds_leftovers_at_any_depth),
+	    FAKE_ROOT_TEST(test_run_goes_within_the_callers_cgroup),
+	    FAKE_ROOT_TEST(test_run_stays_out_of_a_subtree_the_caller_may_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,45 +84,6 @@ static int listen_on(struct exec_service *svc, char *err, size_t errlen)
 	return ret;
 }
 
-/*
- * <the parent of the agent's cgroup>/cgward.slice: beside the agent, not in
- * it, since a cgroup2 cgroup with processes cannot also have controllers
- * delegated to children (memory.max needs the memory controller).
- */
-static int find_slice(struct exec_service *svc, char *err, size_t errlen)
-{
-	char line[PATH_MAX + 8], *own = NULL, *slash;
-	FILE *f = fopen(svc->layout->self_cgroup, "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "0::", 3) == 0) {
-			own = line + 3;
-			own[strcspn(own, "\n")] = '\0';
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	if (!own) {
-		snprintf(err, errlen, "exec socket: cannot find the agent's own cgroup2 cgroup");
-		return -ENOENT;
-	}
-	slash = strrchr(own, '/');
-	if (slash)
-		*slash = '\0';
-	if ((size_t)snprintf(svc->slice, sizeof(svc->slice), "%s%s/cgward.slice",
-			     svc->layout->unified, own) >= sizeof(svc->slice)) {
-		snprintf(err, errlen, "exec socket: the agent's cgroup path is too long");
-		return -ENAMETOOLONG;
-	}
-	if (mkdir(svc->slice, 0755) && errno != EEXIST) {
-		snprintf(err, errlen, "exec socket: cannot create %s: %s", svc->slice,
-			 strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
 int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
 		      const char *plane_dir, const struct policy_maps *maps,
 		      const struct cgroup_layout *layout, struct agent_tree *tree, FILE *sink,
@@ -143,9 +104,7 @@ int exec_service_open(struct exec_service *svc, const struct exec_socket_config 
 		svc->pending[i].fd = -1;
 	if (!config->path[0])
 		return 0;
-	ret = find_slice(svc, err, errlen);
-	if (ret == 0)
-		ret = listen_on(svc, err, errlen);
+	ret = listen_on(svc, err, errlen);
 	if (ret)
 		return ret;
 	svc->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -248,27 +207,16 @@ static int check_child(int pidfd, const struct ucred *peer, pid_t *pid, char *er
 	return 0;
 }
 
-/* <slice>/user-UID, with the memory controller delegated down to it when a run needs it. */
-static int user_dir(const struct exec_service *svc, uid_t uid, bool memory, char *dir,
-		    size_t dirlen, char *err, size_t errlen)
+/* The cgroup2 cgroup pid is in now, as /proc/PID/cgroup says it. */
+static int read_member(pid_t pid, char *member, size_t size, char *err, size_t errlen)
 {
-	char parent[PATH_MAX];
-	int ret = 0;
+	char path[64];
+	int ret;
 
-	if ((size_t)snprintf(dir, dirlen, "%s/user-%u", svc->slice, (unsigned int)uid) >= dirlen) {
-		snprintf(err, errlen, "the user's cgroup path is too long");
-		return -ENAMETOOLONG;
-	}
-	if (memory && !svc->layout->memory_v1[0]) {
-		snprintf(parent, sizeof(parent), "%s", svc->slice);
-		ret = cgroup_enable_memory(dirname(parent), err, errlen);
-		if (ret == 0)
-			ret = cgroup_enable_memory(svc->slice, err, errlen);
-	}
-	if (ret == 0 && mkdir(dir, 0755) && errno != EEXIST) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
-	}
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	ret = cgroup_member_of(path, member, size);
+	if (ret)
+		snprintf(err, errlen, "cannot read the cgroup of process %d", pid);
 	return ret;
 }
 
@@ -276,25 +224,14 @@ static int user_dir(const struct exec_service *svc, uid_t uid, bool memory, char
 static int read_origin(const struct exec_service *svc, pid_t pid, char *origin_procs, size_t size,
 		       char *err, size_t errlen)
 {
-	char path[64], line[PATH_MAX + 8];
-	FILE *f;
-	int ret = -ESRCH;
+	char member[PATH_MAX];
+	int ret = read_member(pid, member, sizeof(member), err, errlen);
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "0::", 3) == 0 &&
-		    (size_t)snprintf(origin_procs, size, "%s%s/cgroup.procs", svc->layout->unified,
-				     line + 3) < size) {
-			ret = 0;
-			break;
-		}
+	if (ret == 0 && (size_t)snprintf(origin_procs, size, "%s%s/cgroup.procs",
+					 svc->layout->unified, member) >= size) {
+		snprintf(err, errlen, "the cgroup of process %d has too long a path", pid);
+		ret = -ENAMETOOLONG;
 	}
-	if (f)
-		fclose(f);
-	if (ret)
-		snprintf(err, errlen, "cannot read the cgroup of process %d", pid);
 	return ret;
 }
 
@@ -327,11 +264,20 @@ static int bind_run_cgroups(struct exec_service *svc, const struct exec_service_
 	return ret;
 }
 
+/* What a request asks, and the caller's cgroup, where its run goes. */
+struct run_ask {
+	__u32 flags;
+	__u64 dropped_caps;
+	__u64 memory_mib;
+	gid_t gid;
+	char caller[PATH_MAX]; /* as /proc/PID/cgroup says it */
+};
+
 /* The maps first, then the cgroup bound to them, then the caller's child moved in. */
 static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_t pid, int pidfd,
-		    __u32 flags, __u64 dropped_caps, __u64 memory_mib, char *err, size_t errlen)
+		    const struct run_ask *ask, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], origin_procs[PATH_MAX];
+	char origin_procs[PATH_MAX];
 	int ret = run_core_claim(&run->core, svc->plane_dir);
 
 	if (ret == 0)
@@ -342,13 +288,12 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 		snprintf(err, errlen, "cannot install the policy: %s", strerror(-ret));
 		return ret;
 	}
-	ret = user_dir(svc, run->uid, memory_mib > 0, dir, sizeof(dir), err, errlen);
-	if (ret == 0)
-		ret = run_core_create_cgroup(&run->core, svc->layout, dir, memory_mib, err, errlen);
+	ret = run_core_create_cgroup(&run->core, svc->layout, NULL, ask->caller, ask->gid,
+				     ask->memory_mib, err, errlen);
 	if (ret == 0)
 		ret = bind_run_cgroups(svc, run, err, errlen);
 	if (ret == 0)
-		ret = run_core_bind(&run->core, flags, dropped_caps, err, errlen);
+		ret = run_core_bind(&run->core, ask->flags, ask->dropped_caps, err, errlen);
 	if (ret == 0 && (ret = run_core_ring_ready(&run->core)) != 0)
 		snprintf(err, errlen, "cannot install the run's ring buffer: %s", strerror(-ret));
 	if (run->spawned)
@@ -370,22 +315,23 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 }
 
 /*
- * A caller that cgward confines gets no run: the run's cgroup would be
- * beside its boundary (in cgward.slice), not within it, and a policy nested
- * in another is not built.
+ * The caller's cgroup, where its run goes. A caller that cgward confines
+ * gets no run: a run's own boundary replaces an agent rule's that is not
+ * mandatory (cgroup_inherit.bpf.c), and a run placed above a subtree
+ * delegated to the caller is not within the caller's boundary at all.
  */
-static int check_caller_unconfined(const struct exec_service *svc, pid_t caller, char *err,
-				   size_t errlen)
+static int read_unconfined_caller(const struct exec_service *svc, pid_t caller, struct run_ask *ask,
+				  char *err, size_t errlen)
 {
-	char procs[PATH_MAX + 16];
+	char dir[2 * PATH_MAX];
 	struct cgward_cgroup_policy binding;
 	__u64 id;
-	int ret = read_origin(svc, caller, procs, sizeof(procs), err, errlen);
+	int ret = read_member(caller, ask->caller, sizeof(ask->caller), err, errlen);
 
 	if (ret)
 		return ret;
-	*strrchr(procs, '/') = '\0'; /* its cgroup.procs: the directory */
-	if (cgroup_read_id(procs, &id)) {
+	snprintf(dir, sizeof(dir), "%s%s", svc->layout->unified, ask->caller);
+	if (cgroup_read_id(dir, &id)) {
 		snprintf(err, errlen, "cannot read the cgroup of process %d", caller);
 		return -ESRCH;
 	}
@@ -393,7 +339,7 @@ static int check_caller_unconfined(const struct exec_service *svc, pid_t caller,
 		snprintf(err, errlen,
 			 "the caller is confined by cgward (its cgroup %s is bound to a policy): a "
 			 "run of its own would not be within that boundary",
-			 cgroup_relative_path(svc->layout, procs));
+			 ask->caller);
 		return -EPERM;
 	}
 	return 0;
@@ -505,8 +451,7 @@ static void reply(int fd, const char *error, const struct exec_service_run *run,
  * request without "dropped_caps" (an older cgward's) gets the default set.
  */
 static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service_run *run,
-			__u32 *flags, __u64 *dropped_caps, __u64 *memory_mib, char *err,
-			size_t errlen)
+			struct run_ask *ask, char *err, size_t errlen)
 {
 	json_t *kinds = json_object_get(req, "fds"), *paths = json_object_get(req, "paths");
 	json_t *caps = json_object_get(req, "dropped_caps");
@@ -523,9 +468,9 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 		snprintf(err, errlen, "malformed request");
 		return -EINVAL;
 	}
-	*flags = (__u32)f;
-	*dropped_caps = caps ? (__u64)json_integer_value(caps) : capabilities_default_dropped();
-	*memory_mib = (__u64)mib;
+	ask->flags = (__u32)f;
+	ask->dropped_caps = caps ? (__u64)json_integer_value(caps) : capabilities_default_dropped();
+	ask->memory_mib = (__u64)mib;
 	return exec_roots_take(&run->given, kinds, paths, fds, n_fds, err, errlen);
 }
 
@@ -573,8 +518,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	json_t *req = json_loads(text, 0, NULL);
 	const char *argv0 = json_string_value(json_object_get(req, "argv0"));
 	char err[PATH_MAX + 256] = "";
-	__u64 memory_mib = 0, dropped_caps = 0;
-	__u32 flags = 0;
+	struct run_ask ask = {0};
 	pid_t pid = 0;
 	bool oom;
 	struct exec_spawn spawn = {
@@ -600,13 +544,14 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	if (ret == 0)
 		ret = admit(svc, user, err, sizeof(err));
 	if (ret == 0)
-		ret = check_caller_unconfined(svc, peer.pid, err, sizeof(err));
+		ret = read_unconfined_caller(svc, peer.pid, &ask, err, sizeof(err));
 	if (ret == 0 && !req) {
 		snprintf(err, sizeof(err), "malformed request");
 		ret = -EINVAL;
 	}
 	if (ret == 0) {
 		run->uid = peer.uid;
+		ask.gid = peer.gid;
 		run->spawned = exec_spawn_requested(req);
 		/* Its supervisor adds the private directories: every root goes at the end. */
 		run->core.roots_elsewhere = run->spawned;
@@ -614,15 +559,13 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 			ret = exec_spawn_read(req, fds, n_fds, fd, &peer, &spawn, err, sizeof(err));
 	}
 	if (ret == 0)
-		ret = read_request(req, fds, n_fds, run, &flags, &dropped_caps, &memory_mib, err,
-				   sizeof(err));
+		ret = read_request(req, fds, n_fds, run, &ask, err, sizeof(err));
 	if (ret == 0)
 		ret = exec_roots_check(&run->given, err, sizeof(err));
 	if (ret == 0 && !run->spawned)
 		ret = check_child(fds[0], &peer, &pid, err, sizeof(err));
 	if (ret == 0)
-		ret = bind_run(svc, run, pid, fds[0], flags, dropped_caps, memory_mib, err,
-			       sizeof(err));
+		ret = bind_run(svc, run, pid, fds[0], &ask, err, sizeof(err));
 	if (ret == 0)
 		ret = exec_service_add_run(svc, run);
 	log_request(svc, &peer, pid, argv0, run, ret ? err : NULL);

@@ -4,8 +4,8 @@
  * cgward exec run without privilege (protocol: user/exec/exec_message.h).
  * A confinement only takes rights away, so any user may ask for one, for
  * its own child still at its gate, with roots it opened itself. Each run's
- * cgroup is the agent's, under <the agent's cgroup's parent>/cgward.slice/
- * user-UID/, and is torn down when it is empty, whatever the caller does.
+ * cgroup is made within the caller's (cgroup_placement.h) and is torn down
+ * when it is empty, whatever the caller does.
  */
 #ifndef CGWARD_EXEC_SOCKET_H
 #define CGWARD_EXEC_SOCKET_H
@@ -54,7 +54,6 @@ struct exec_service {
 	int listen_fd;
 	int epoll_fd;	/* the listener, each connection and inotify_fd: polled by the agent */
 	int inotify_fd; /* cgroup.events of each run: tear-down once it is empty */
-	char slice[PATH_MAX];
 	const char *plane_dir; /* where the plane is pinned: its claims lock */
 	const struct policy_maps *maps;
 	const struct cgroup_layout *layout;
@@ -74,8 +73,7 @@ struct exec_service {
 
 /*
  * Listens on config->path (nothing when it is empty: off) with its mode and
- * group, and finds the runs' slice beside the agent's own cgroup; plane_dir
- * is where the plane the maps belong to is pinned. Returns 0 or negative
+ * group; plane_dir is where the plane the maps belong to is pinned. Returns 0 or negative
  * errno, the reason in err.
  */
 int exec_service_open(struct exec_service *svc, const struct exec_socket_config *config,
@@ -93,7 +91,8 @@ const char *exec_service_run_cgroup(const struct exec_service *svc, __u64 cgroup
 void exec_service_serve(struct exec_service *svc);
 
 /*
- * Takes over the runs an earlier agent (restarted) left: each ends, as the
+ * Takes over the runs an earlier agent (restarted) or a killed root cgward
+ * exec left, wherever they are: each ends, as the
  * runs of this agent do, once its cgroup is empty.
  */
 void exec_service_adopt(struct exec_service *svc);

@@ -240,7 +240,7 @@ static int open_events(struct execution *x, int ring_fd, size_t ring_size, const
  */
 static int set_up_enforcement(struct execution *x)
 {
-	char err[PATH_MAX + 8192];
+	char err[PATH_MAX + 8192], own[PATH_MAX] = "";
 	int ret;
 
 	if (x->via_agent)
@@ -262,8 +262,12 @@ static int set_up_enforcement(struct execution *x)
 		fprintf(stderr, "cgward: cannot install the policy: %s\n", strerror(-ret));
 		return ret;
 	}
-	ret = run_core_create_cgroup(&x->core, &x->layout, x->req->cgroup_parent,
-				     x->req->memory_mib, err, sizeof(err));
+	ret = x->req->cgroup_parent ? 0 : cgroup_member_of(x->layout.self_cgroup, own, sizeof(own));
+	if (ret)
+		snprintf(err, sizeof(err), "cannot read cgward's own cgroup: %s", strerror(-ret));
+	if (ret == 0)
+		ret = run_core_create_cgroup(&x->core, &x->layout, x->req->cgroup_parent, own,
+					     getgid(), x->req->memory_mib, err, sizeof(err));
 	if (ret == 0)
 		ret = run_core_bind(&x->core, x->req->policy_flags, x->req->dropped_caps, err,
 				    sizeof(err));

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "cgroup_placement.h"
 #include "plane.h"
 #include "ring_reader.h"
 #include "run_core.h"
@@ -100,9 +101,17 @@ int run_core_put_private_tmp(struct run_core *core, const struct private_tmp_rep
 }
 
 int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *layout,
-			   const char *parent, __u64 memory_mib, char *err, size_t errlen)
+			   const char *parent, const char *member, gid_t gid, __u64 memory_mib,
+			   char *err, size_t errlen)
 {
-	int ret = exec_cgroup_create(layout, parent, memory_mib, &core->cgroup, err, errlen);
+	char within[PATH_MAX];
+	int ret = parent ? 0
+			 : cgroup_run_parent(layout, member, core->uid, gid, within, sizeof(within),
+					     err, errlen);
+
+	if (ret == 0)
+		ret = exec_cgroup_create(layout, parent ?: within, memory_mib, &core->cgroup, err,
+					 errlen);
 
 	core->cgroup_created = ret == 0;
 	return ret;

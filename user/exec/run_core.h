@@ -82,9 +82,15 @@ int run_core_put_roots(struct run_core *core, const struct root_spec *roots, siz
 int run_core_put_private_tmp(struct run_core *core, const struct private_tmp_report *report,
 			     char *err, size_t errlen);
 
-/* The run's cgroup (exec_cgroup_create), not bound yet. */
+/*
+ * The run's cgroup (exec_cgroup_create), not bound yet: beneath parent when
+ * given (root's --cgroup-parent), else within the cgroup of its caller,
+ * member (a /proc/PID/cgroup path), as cgroup_run_parent places it for
+ * core->uid and gid.
+ */
 int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *layout,
-			   const char *parent, __u64 memory_mib, char *err, size_t errlen);
+			   const char *parent, const char *member, gid_t gid, __u64 memory_mib,
+			   char *err, size_t errlen);
 
 /* Binds the cgroup to the run's policy; "cannot bind the cgroup: ..." in err. */
 int run_core_bind(struct run_core *core, __u32 flags, __u64 dropped_caps, char *err, size_t errlen);

@@ -19,6 +19,8 @@
 #define BACKOFF_FIRST_NS   1000000L   /* 1 ms */
 #define BACKOFF_MAX_NS	   100000000L /* 100 ms */
 #define CONTROL_FILE_MAX   4096
+/* Rounds of moving a cgroup's processes into its leaf before cgward gives up. */
+#define DELEGATE_MOVE_ROUNDS 8
 
 static int join_path(char *out, size_t outlen, const char *dir, const char *name)
 {
@@ -341,20 +343,92 @@ static int read_cgroup_id(const char *path, __u64 *id)
 	return 0;
 }
 
-int cgroup_enable_memory(const char *parent, char *err, size_t errlen)
+/* Moves every process listed in from's cgroup.procs into to; *moved counts them. */
+static int move_members(const char *from, const char *to, unsigned int *moved)
+{
+	char path[PATH_MAX], pid[16];
+	FILE *procs;
+	int ret = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", from) >= sizeof(path))
+		return -ENAMETOOLONG;
+	procs = fopen(path, "re");
+	if (!procs)
+		return -errno;
+	*moved = 0;
+	while (!ret && fscanf(procs, "%15s", pid) == 1) {
+		ret = write_control(to, "cgroup.procs", pid);
+		*moved += ret == 0;
+		if (ret == -ESRCH)
+			ret = 0; /* it exited meanwhile */
+	}
+	fclose(procs);
+	return ret;
+}
+
+/*
+ * dir's processes into its leaf, until none is left: those forked meanwhile
+ * are in the list of the next round.
+ */
+static int move_into_leaf(const char *dir, char *err, size_t errlen)
+{
+	char leaf[PATH_MAX];
+	unsigned int moved = 1;
+	int ret = 0;
+
+	if ((size_t)snprintf(leaf, sizeof(leaf), "%s/%s", dir, CGROUP_CALLER_LEAF) >= sizeof(leaf))
+		ret = -ENAMETOOLONG;
+	else if (mkdir(leaf, 0755) && errno != EEXIST)
+		ret = -errno;
+	for (int round = 0; !ret && moved && round < DELEGATE_MOVE_ROUNDS; round++)
+		ret = move_members(dir, leaf, &moved);
+	if (!ret && moved)
+		ret = -EBUSY;
+	if (ret)
+		snprintf(err, errlen, "could not move the processes of %s into %s: %s", dir, leaf,
+			 strerror(-ret));
+	return ret;
+}
+
+/* Enables controller for dir's children: 0 or -errno of the write. */
+static int enable(const char *dir, const char *controller)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "+%s", controller);
+	return write_control(dir, "cgroup.subtree_control", text);
+}
+
+int cgroup_delegate(const char *dir, const char *controller, char *err, size_t errlen)
 {
 	char subtree[CONTROL_FILE_MAX];
-	int r;
+	int ret = read_control(dir, "cgroup.subtree_control", subtree, sizeof(subtree));
 
-	r = read_control(parent, "cgroup.subtree_control", subtree, sizeof(subtree));
-	if (!r && list_has(subtree, "memory", " \n"))
+	if (ret) {
+		snprintf(err, errlen, "could not enable the %s controller in %s: %s", controller,
+			 dir, strerror(-ret));
+		return ret;
+	}
+	if (list_has(subtree, controller, " \n"))
 		return 0;
-	if (!r)
-		r = write_control(parent, "cgroup.subtree_control", "+memory");
-	if (r)
-		snprintf(err, errlen, "could not enable the memory controller in %s: %s", parent,
-			 strerror(-r));
-	return r;
+	ret = enable(dir, controller);
+	if (ret == -EBUSY) {
+		/* Processes of its own: cgroup v2's no-internal-process rule. */
+		ret = move_into_leaf(dir, err, errlen);
+		if (ret)
+			return ret;
+		ret = enable(dir, controller);
+	}
+	if (ret == -ENOENT)
+		snprintf(
+		    err, errlen,
+		    "the %s controller is not available in %s: its parent does not delegate it "
+		    "(see its cgroup.controllers)",
+		    controller, dir);
+	else if (ret)
+		snprintf(err, errlen, "could not enable the %s controller in %s: %s", controller,
+			 dir, strerror(-ret));
+	return ret;
 }
 
 static int write_limit(const char *dir, const char *file, const char *bytes, bool optional,
@@ -422,7 +496,7 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 		r = cgroup_memory_v1_self(layout, memory_parent, sizeof(memory_parent), err,
 					  errlen);
 	else
-		r = memory_v2 ? cgroup_enable_memory(parent, err, errlen) : 0;
+		r = memory_v2 ? cgroup_delegate(parent, "memory", err, errlen) : 0;
 	if (!r)
 		r = make_dirs(parent, memory_v1 ? memory_parent : NULL, cg, err, errlen);
 	if (r)
@@ -601,13 +675,12 @@ int cgroup_read_id(const char *path, __u64 *id)
 	return read_cgroup_id(path, id);
 }
 
-/* The "0::PATH" line of /proc/self/cgroup: the process's cgroup2 cgroup. */
-static int read_unified_membership(const char *self_cgroup, char *path, size_t pathlen)
+int cgroup_member_of(const char *proc_cgroup, char *path, size_t pathlen)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	int r = -ENOENT;
-	FILE *file = fopen(self_cgroup, "re");
+	FILE *file = fopen(proc_cgroup, "re");
 
 	if (!file)
 		return -errno;
@@ -625,7 +698,7 @@ static int read_unified_membership(const char *self_cgroup, char *path, size_t p
 int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id)
 {
 	char member[PATH_MAX], dir[2 * PATH_MAX];
-	int ret = read_unified_membership(layout->self_cgroup, member, sizeof(member));
+	int ret = cgroup_member_of(layout->self_cgroup, member, sizeof(member));
 
 	if (ret)
 		return ret;

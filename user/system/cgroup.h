@@ -85,6 +85,12 @@ int cgroup_read_id(const char *path, __u64 *id);
 /* The id of the calling process's cgroup2 cgroup. */
 int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id);
 
+/*
+ * The cgroup2 path of a process from a /proc/PID/cgroup file ("0::PATH"),
+ * relative to the cgroup2 mount point: 0, -ENOENT or -errno.
+ */
+int cgroup_member_of(const char *proc_cgroup, char *member, size_t size);
+
 /* The pieces exec_cgroup_* are made of, shared with gc.c and the unit tests. */
 
 /* How the names exec_cgroup_create gives begin: one definition with the BPF side's. */
@@ -97,8 +103,20 @@ bool exec_cgroup_name_parse(const char *name, pid_t *creator);
 int cgroup_memory_v1_self(const struct cgroup_layout *layout, char *dir, size_t dirlen, char *err,
 			  size_t errlen);
 
-/* A cgroup2 child has memory.max only when its parent delegates the memory controller. */
-int cgroup_enable_memory(const char *parent, char *err, size_t errlen);
+/*
+ * The leaf a cgroup's own processes are moved into when a run beneath it
+ * needs a controller of its own (cgroup v2's no-internal-process rule). A
+ * caller found in it is placed as if in its parent.
+ */
+#define CGROUP_CALLER_LEAF "cgward.caller"
+
+/*
+ * Enables controller for dir's children (cgroup.subtree_control). A cgroup
+ * other than the root cannot while it has processes of its own: they are
+ * moved into dir/CGROUP_CALLER_LEAF first, within the same limits. Returns 0,
+ * or negative errno with the reason in err.
+ */
+int cgroup_delegate(const char *dir, const char *controller, char *err, size_t errlen);
 
 /* Writes memory.max (and memory.swap.max 0 where it exists) of a cgroup2 directory. */
 int cgroup_memory_limit_write_v2(const char *dir, __u64 mib, char *err, size_t errlen);

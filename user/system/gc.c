@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include <unistd.h>
-
+#include "cgroup_placement.h"
 #include "gc.h"
 
 /*
@@ -19,48 +15,45 @@ static bool creator_alive(__u32 creator)
 	return creator && (!kill((pid_t)creator, 0) || errno == EPERM);
 }
 
-static bool is_leftover(int dirfd, const char *name)
-{
-	struct stat st;
-	pid_t creator;
+struct collection {
+	bool dry_run;
+	FILE *out;
+	int failed;
+};
 
-	return exec_cgroup_name_parse(name, &creator) && !creator_alive((__u32)creator) &&
-	       !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+static int collect_run(const char *path, pid_t creator, void *arg)
+{
+	struct collection *c = arg;
+	int r;
+
+	if (creator_alive((__u32)creator))
+		return 0;
+	r = c->dry_run ? 0 : cgroup_remove_tree(path);
+	/* Its processes outlived their cgward: they run on, confined, until they exit. */
+	if (r == -EBUSY) {
+		fprintf(stderr, "cgward: %s still has processes (confined): kept\n", path);
+		return 0;
+	}
+	if (r) {
+		fprintf(stderr, "cgward: could not remove cgroup %s: %s\n", path, strerror(-r));
+		c->failed++;
+		return 0;
+	}
+	fprintf(c->out, "%s\n", path);
+	return 0;
 }
 
+/* Runs' cgroups are wherever their callers were: the whole tree beneath dir. */
 static int collect_dir(const char *dir, bool dry_run, FILE *out)
 {
-	char path[PATH_MAX];
-	struct dirent *entry;
-	int failed = 0, r;
-	DIR *listing;
+	struct collection c = {.dry_run = dry_run, .out = out};
+	int r = cgroup_each_run(dir, collect_run, &c);
 
-	listing = opendir(dir);
-	if (!listing) {
-		r = -errno;
+	if (r < 0) {
 		fprintf(stderr, "cgward: could not list cgroup %s: %s\n", dir, strerror(-r));
 		return r;
 	}
-	while ((entry = readdir(listing))) {
-		if (!is_leftover(dirfd(listing), entry->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
-		r = dry_run ? 0 : cgroup_remove_tree(path);
-		/* Its processes outlived their cgward: they run on, confined, until they exit. */
-		if (r == -EBUSY) {
-			fprintf(stderr, "cgward: %s still has processes (confined): kept\n", path);
-			continue;
-		}
-		if (r) {
-			fprintf(stderr, "cgward: could not remove cgroup %s: %s\n", path,
-				strerror(-r));
-			failed++;
-			continue;
-		}
-		fprintf(out, "%s\n", path);
-	}
-	closedir(listing);
-	return failed;
+	return c.failed;
 }
 
 int cgroup_gc(const struct cgroup_layout *layout, const char *parent, bool dry_run, FILE *out)

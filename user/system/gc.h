@@ -11,8 +11,8 @@
 
 /*
  * Lists (dry_run) or removes the empty cgroups named as exec_cgroup_create
- * names them directly under parent (NULL: layout->unified) and under the
- * caller's v1 memory cgroup, printing each path a line to out. Cgroups whose
+ * names them beneath parent (NULL: layout->unified), at any depth, and
+ * beneath the caller's v1 memory cgroup, printing each path a line to out. Cgroups whose
  * creating process is still alive belong to a running cgward, and those
  * with processes left run on, confined: both are left alone. Returns how many could not be removed,
  * each reported on stderr, or negative errno (also reported there).

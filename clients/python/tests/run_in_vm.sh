@@ -12,10 +12,10 @@ cd "$(dirname "$0")/.."
 
 $PYTEST -m kernel tests
 
-# The agent in a cgroup of its own: the runs' cgward.slice is made beside it.
+# The agent in a cgroup of its own; the runs are made within their callers'.
 work=$(mktemp -d /run/cgward-python.XXXXXX)
-cgroup=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)/python-agent
-slice=${cgroup%/*}/cgward.slice
+root=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+cgroup=$root/python-agent
 printf 'policies:\n  - name: quiet\n    selector:\n      cgroups: [/no-such-cgroup-*]\n    write_roots: [%s]\n' \
 	"$work" >"$work/policy.yaml"
 mkdir "$cgroup"
@@ -27,8 +27,8 @@ stop_agent() {
 	kill -TERM "$agent" 2>/dev/null || true
 	wait "$agent" || true
 	"$CGWARD" agent --unload --force >/dev/null 2>&1 || true
-	left=$(find "$slice" -mindepth 2 -type d 2>/dev/null) || true
-	find "$slice" -depth -type d -exec rmdir {} + 2>/dev/null || true
+	left=$(find "$root" -type d -name 'cgward-[0-9]*' 2>/dev/null) || true
+	find "$root" -type d -name 'cgward-[0-9]*' -exec rmdir {} + 2>/dev/null || true
 	rmdir "$cgroup" || left="$left $cgroup"
 	rm -rf "$work"
 	[ -z "$left" ] || { echo "run_in_vm: cgroups left behind: $left" >&2; exit 1; }

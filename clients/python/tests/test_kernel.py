@@ -24,8 +24,7 @@ def cgroup2_root():
 
 
 def run_cgroups():
-    """cgward exec's cgroups: at the cgroup2 root as root, beneath the agent's
-    cgward.slice/user-UID otherwise."""
+    """cgward exec's cgroups, wherever they are: within their callers'."""
     root = cgroup2_root()
     return sorted(
         os.path.relpath(path, root)
