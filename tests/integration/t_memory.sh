@@ -12,6 +12,7 @@ test_memory_limit_kills_a_command_past_it() {
 		status=$?
 	[ "$status" -eq 137 ] || fail "exited $status, want 137; stderr: $err"
 	[ "$err" = "cgward: python3 killed: out of memory (limit 32 MiB)" ] || fail "stderr: $err"
+	expect_limit_event "$EV" memory oom_kill
 	expect_no_cgroups
 }
 

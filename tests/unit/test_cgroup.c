@@ -25,6 +25,8 @@
 #include "cgroup_placement.h"
 #include "gc.h"
 
+static const struct run_limits NO_LIMITS;
+
 /* A live pid is never this large: pid_max is at most 2^22. */
 #define DEAD_CREATOR "99999999"
 
@@ -299,7 +301,8 @@ static void test_create_makes_a_named_directory_under_parent(void **state)
 	struct stat st;
 	pid_t creator;
 
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, 0, &cg, err, sizeof(err)), 0);
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL, &NO_LIMITS, &cg, err, sizeof(err)),
+			 0);
 	assert_memory_equal(cg.path, root->layout.unified, prefix);
 	assert_int_equal(cg.path[prefix], '/');
 	assert_true(exec_cgroup_name_parse(cg.path + prefix + 1, &creator));
@@ -308,7 +311,7 @@ static void test_create_makes_a_named_directory_under_parent(void **state)
 	/* Not cgroupfs: the inode number stands in for the cgroup id. */
 	assert_int_equal(cg.id, st.st_ino);
 	assert_string_equal(cg.memory_path, "");
-	assert_int_equal(cg.memory_limit_mib, 0);
+	assert_int_equal(cg.limits.memory_mib, 0);
 	assert_string_equal(err, "");
 }
 
@@ -319,12 +322,12 @@ static void test_two_creates_give_distinct_cgroups(void **state)
 	char err[256];
 
 	make_dir(under(root, "parent"));
-	assert_int_equal(
-	    exec_cgroup_create(&root->layout, under(root, "parent"), 0, &first, err, sizeof(err)),
-	    0);
-	assert_int_equal(
-	    exec_cgroup_create(&root->layout, under(root, "parent"), 0, &second, err, sizeof(err)),
-	    0);
+	assert_int_equal(exec_cgroup_create(&root->layout, under(root, "parent"), &NO_LIMITS,
+					    &first, err, sizeof(err)),
+			 0);
+	assert_int_equal(exec_cgroup_create(&root->layout, under(root, "parent"), &NO_LIMITS,
+					    &second, err, sizeof(err)),
+			 0);
 	assert_string_not_equal(first.path, second.path);
 	assert_int_not_equal(first.id, second.id);
 	assert_int_equal(count_cgward_entries(under(root, "parent")), 2);
@@ -348,7 +351,7 @@ static void *create_many(void *arg)
 
 	for (i = 0; i < CREATES_PER_THREAD; i++)
 		job->failures +=
-		    exec_cgroup_create(job->layout, NULL, 0, &cg, err, sizeof(err)) != 0;
+		    exec_cgroup_create(job->layout, NULL, &NO_LIMITS, &cg, err, sizeof(err)) != 0;
 	return NULL;
 }
 
@@ -383,7 +386,9 @@ static void test_v2_limit_enables_memory_and_cleans_up_on_failure(void **state)
 
 	format_fitting(subtree, sizeof(subtree), "%s/cgroup.subtree_control", root->layout.unified);
 	write_text(subtree, "");
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, 1, &cg, err, sizeof(err)),
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
+					    &(struct run_limits){.memory_mib = 1}, &cg, err,
+					    sizeof(err)),
 			 -ENOENT);
 	assert_non_null(strstr(err, "could not set memory.max of cgroup "));
 	assert_non_null(strstr(err, ": No such file or directory"));
@@ -392,9 +397,29 @@ static void test_v2_limit_enables_memory_and_cleans_up_on_failure(void **state)
 	assert_string_equal(cg.path, "");
 
 	write_text(subtree, "cpu memory io\n");
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, 1, &cg, err, sizeof(err)),
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
+					    &(struct run_limits){.memory_mib = 1}, &cg, err,
+					    sizeof(err)),
 			 -ENOENT);
 	assert_string_equal(read_text(subtree), "cpu memory io\n");
+}
+
+/* Each controller is delegated in turn; the fake has no pids.max to write, so nothing is left. */
+static void test_pids_and_cpu_limits_delegate_their_controllers(void **state)
+{
+	struct fake_root *root = *state;
+	struct exec_cgroup cg;
+	char err[PATH_MAX + 64], subtree[PATH_MAX];
+
+	format_fitting(subtree, sizeof(subtree), "%s/cgroup.subtree_control", root->layout.unified);
+	write_text(subtree, "");
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
+					    &(struct run_limits){.pids = 20, .cpu_milli = 500}, &cg,
+					    err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "could not set pids.max of cgroup "));
+	assert_string_equal(read_text(subtree), "+cpu");
+	assert_int_equal(count_cgward_entries(root->layout.unified), 0);
 }
 
 static void test_v2_limit_without_subtree_control_fails_before_mkdir(void **state)
@@ -406,7 +431,9 @@ static void test_v2_limit_without_subtree_control_fails_before_mkdir(void **stat
 	format_fitting(expected, sizeof(expected),
 		       "could not enable the memory controller in %s: No such file or directory",
 		       root->layout.unified);
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, 1, &cg, err, sizeof(err)),
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
+					    &(struct run_limits){.memory_mib = 1}, &cg, err,
+					    sizeof(err)),
 			 -ENOENT);
 	assert_string_equal(err, expected);
 	assert_int_equal(count_cgward_entries(root->layout.unified), 0);
@@ -454,7 +481,9 @@ static void test_hybrid_limit_makes_v1_cgroup_and_cleans_up_on_failure(void **st
 	char err[PATH_MAX + 64], prefix[PATH_MAX + 64];
 
 	make_hybrid(root);
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, 32, &cg, err, sizeof(err)),
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
+					    &(struct run_limits){.memory_mib = 32}, &cg, err,
+					    sizeof(err)),
 			 -ENOENT);
 	format_fitting(prefix, sizeof(prefix),
 		       "could not set memory.limit_in_bytes of cgroup %s/cgward-",
@@ -471,7 +500,8 @@ static void test_hybrid_without_limit_makes_no_v1_cgroup(void **state)
 	char err[256];
 
 	make_hybrid(root);
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, 0, &cg, err, sizeof(err)), 0);
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL, &NO_LIMITS, &cg, err, sizeof(err)),
+			 0);
 	assert_string_equal(cg.memory_path, "");
 	assert_int_equal(count_cgward_entries(under(root, "memory/mine")), 0);
 }
@@ -795,6 +825,7 @@ int main(void)
 	    FAKE_ROOT_TEST(test_concurrent_creates_never_share_a_name),
 	    FAKE_ROOT_TEST(test_v2_limit_enables_memory_and_cleans_up_on_failure),
 	    FAKE_ROOT_TEST(test_v2_limit_without_subtree_control_fails_before_mkdir),
+	    FAKE_ROOT_TEST(test_pids_and_cpu_limits_delegate_their_controllers),
 	    FAKE_ROOT_TEST(test_one_mib_writes_1048576_to_memory_max),
 	    FAKE_ROOT_TEST(test_one_mib_writes_1048576_to_limit_in_bytes),
 	    FAKE_ROOT_TEST(test_hybrid_limit_makes_v1_cgroup_and_cleans_up_on_failure),

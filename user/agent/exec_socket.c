@@ -268,7 +268,7 @@ static int bind_run_cgroups(struct exec_service *svc, const struct exec_service_
 struct run_ask {
 	__u32 flags;
 	__u64 dropped_caps;
-	__u64 memory_mib;
+	struct run_limits limits;
 	gid_t gid;
 	char caller[PATH_MAX]; /* as /proc/PID/cgroup says it */
 };
@@ -289,7 +289,7 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 		return ret;
 	}
 	ret = run_core_create_cgroup(&run->core, svc->layout, NULL, ask->caller, ask->gid,
-				     ask->memory_mib, err, errlen);
+				     &ask->limits, err, errlen);
 	if (ret == 0)
 		ret = bind_run_cgroups(svc, run, err, errlen);
 	if (ret == 0)
@@ -457,6 +457,8 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 	json_t *caps = json_object_get(req, "dropped_caps");
 	json_int_t f = json_integer_value(json_object_get(req, "flags"));
 	json_int_t mib = json_integer_value(json_object_get(req, "memory_mib"));
+	json_int_t pids = json_integer_value(json_object_get(req, "pids_max"));
+	json_int_t cpu = json_integer_value(json_object_get(req, "cpu_milli"));
 	const __u32 known =
 	    CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_ALLOW_LOOPBACK | CGWARD_POLICY_NO_UNIX_OUTSIDE;
 
@@ -464,13 +466,17 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 	    json_array_size(paths) != n_fds || n_fds == 0 ||
 	    (strcmp(json_string_value(json_array_get(kinds, 0)) ?: "", "pid") != 0 &&
 	     !run->spawned) ||
-	    f < 0 || (f & ~(json_int_t)known) || mib < 0 || (caps && !json_is_integer(caps))) {
+	    f < 0 || (f & ~(json_int_t)known) || mib < 0 ||
+	    (json_int_t)MEMORY_LIMIT_MAX_MIB < mib || pids < 0 || pids > PIDS_LIMIT_MAX ||
+	    cpu < 0 || cpu > CPU_LIMIT_MAX_MILLI || (cpu > 0 && cpu < CPU_LIMIT_MIN_MILLI) ||
+	    (caps && !json_is_integer(caps))) {
 		snprintf(err, errlen, "malformed request");
 		return -EINVAL;
 	}
 	ask->flags = (__u32)f;
 	ask->dropped_caps = caps ? (__u64)json_integer_value(caps) : capabilities_default_dropped();
-	ask->memory_mib = (__u64)mib;
+	ask->limits = (struct run_limits){
+	    .memory_mib = (__u64)mib, .pids = (__u64)pids, .cpu_milli = (__u64)cpu};
 	return exec_roots_take(&run->given, kinds, paths, fds, n_fds, err, errlen);
 }
 

@@ -10,7 +10,7 @@
 #include "exec.h"
 #include "exec_run.h"
 #include "exit_codes.h"
-#include "memory_limit.h"
+#include "run_limits.h"
 #include "plane.h"
 
 /* cgward exec's options: the run's request, and the flags that settle its unix default. */
@@ -46,6 +46,8 @@ static const char usage[] =
     "      --no-unix-outside the default; accepted for older command lines\n"
     "  -m, --memory MIB      memory limit in whole MiB (0: none). cgroup v2: memory.max of\n"
     "                        the command's cgroup; hybrid hosts: also a v1 memory cgroup\n"
+    "      --pids N          at most N processes and threads at once (pids.max; 0: none)\n"
+    "      --cpu N           at most N CPUs' worth of time, e.g. 0.5 or 2 (cpu.max; 0: none)\n"
     "      --events FILE     append deny events (JSON lines) to FILE instead of stderr\n"
     "      --cgroup-parent DIR  create the cgroup beneath this cgroup2 directory (default:\n"
     "                        within cgward's own cgroup, whose limits then hold for CMD)\n"
@@ -78,10 +80,33 @@ static int add_root_arg(struct exec_options *opt, const char *path, __u32 access
 	return 0;
 }
 
-static int parse_memory(struct exec_options *opt, const char *text)
+enum {
+	OPT_RO = 256,
+	OPT_AUDIT,
+	OPT_EVENTS,
+	OPT_CGROUP_PARENT,
+	OPT_NO_NETWORK,
+	OPT_ALLOW_LOOPBACK,
+	OPT_NO_UNIX_OUTSIDE,
+	OPT_PRIVATE_TMP,
+	OPT_ALLOW_UNIX,
+	OPT_ALLOW_UNIX_ALL,
+	OPT_ALLOW_DEV,
+	OPT_CAP_ADD,
+	OPT_CAP_DROP,
+	OPT_PIDS,
+	OPT_CPU
+};
+
+/* --memory, --pids or --cpu (c: its option's value) into the run's limits. */
+static int parse_limit(struct exec_options *opt, int c, const char *text)
 {
+	struct run_limits *limits = &opt->req.limits;
 	char err[256];
-	int ret = memory_limit_parse("--memory", text, &opt->req.memory_mib, err, sizeof(err));
+	int ret =
+	    c == 'm' ? memory_limit_parse("--memory", text, &limits->memory_mib, err, sizeof(err))
+	    : c == OPT_PIDS ? pids_limit_parse("--pids", text, &limits->pids, err, sizeof(err))
+			    : cpu_limit_parse("--cpu", text, &limits->cpu_milli, err, sizeof(err));
 
 	if (ret)
 		fprintf(stderr, "cgward: %s\n", err);
@@ -123,22 +148,6 @@ static int settle_unix_default(struct exec_options *opt)
 	return 0;
 }
 
-enum {
-	OPT_RO = 256,
-	OPT_AUDIT,
-	OPT_EVENTS,
-	OPT_CGROUP_PARENT,
-	OPT_NO_NETWORK,
-	OPT_ALLOW_LOOPBACK,
-	OPT_NO_UNIX_OUTSIDE,
-	OPT_PRIVATE_TMP,
-	OPT_ALLOW_UNIX,
-	OPT_ALLOW_UNIX_ALL,
-	OPT_ALLOW_DEV,
-	OPT_CAP_ADD,
-	OPT_CAP_DROP
-};
-
 static const struct option long_options[] = {
     {"root", required_argument, NULL, 'r'},
     {"ro", required_argument, NULL, OPT_RO},
@@ -147,6 +156,8 @@ static const struct option long_options[] = {
     {"allow-loopback", no_argument, NULL, OPT_ALLOW_LOOPBACK},
     {"no-unix-outside", no_argument, NULL, OPT_NO_UNIX_OUTSIDE},
     {"memory", required_argument, NULL, 'm'},
+    {"pids", required_argument, NULL, OPT_PIDS},
+    {"cpu", required_argument, NULL, OPT_CPU},
     {"events", required_argument, NULL, OPT_EVENTS},
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
     {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
@@ -202,7 +213,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			opt->allow_unix_all = true;
 			break;
 		case 'm':
-			ret = parse_memory(opt, optarg);
+		case OPT_PIDS:
+		case OPT_CPU:
+			ret = parse_limit(opt, c, optarg);
 			break;
 		case OPT_EVENTS:
 			opt->req.events_path = optarg;

@@ -161,7 +161,11 @@ static int send_request(int fd, const struct exec_agent_ask *ask, int pidfd, con
 	     json_object_set_new(req, "flags", json_integer(ask->policy_flags)) ||
 	     json_object_set_new(req, "dropped_caps",
 				 json_integer((json_int_t)ask->dropped_caps)) ||
-	     json_object_set_new(req, "memory_mib", json_integer((json_int_t)ask->memory_mib)) ||
+	     json_object_set_new(req, "memory_mib",
+				 json_integer((json_int_t)ask->limits.memory_mib)) ||
+	     json_object_set_new(req, "pids_max", json_integer((json_int_t)ask->limits.pids)) ||
+	     json_object_set_new(req, "cpu_milli",
+				 json_integer((json_int_t)ask->limits.cpu_milli)) ||
 	     json_object_set(req, "fds", kinds) || json_object_set(req, "paths", paths) ||
 	     !(text = json_dumps(req, JSON_COMPACT))))
 		ret = -ENOMEM;

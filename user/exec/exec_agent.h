@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "roots.h"
+#include "run_limits.h"
 
 /* The environment variable that names another exec socket than EXEC_SOCKET_PATH. */
 #define EXEC_SOCKET_ENV "CGWARD_EXEC_SOCKET"
@@ -29,7 +30,7 @@ struct exec_agent_ask {
 	const char *argv0;
 	__u32 policy_flags;
 	__u64 dropped_caps;
-	__u64 memory_mib;
+	struct run_limits limits;
 	const struct root_spec *roots; /* --root and --ro, each with its O_PATH fd */
 	size_t n_roots;
 	const struct root_spec *nodes; /* --allow-unix, --allow-dev: opened again by path */

@@ -5,9 +5,10 @@
  * SOCK_SEQPACKET: one message is one JSON object and the descriptors that
  * go with it (SCM_RIGHTS).
  *
- * Request: {"argv0", "flags", "dropped_caps", "memory_mib", "fds": [kind...],
- * "paths": [...]} ("dropped_caps": struct cgward_cgroup_policy's, as a
- * signed 64-bit integer; without it, the default set)
+ * Request: {"argv0", "flags", "dropped_caps", "memory_mib", "pids_max",
+ * "cpu_milli", "fds": [kind...], "paths": [...]} ("dropped_caps": struct
+ * cgward_cgroup_policy's, as a signed 64-bit integer; without it, the
+ * default set; the limits as struct run_limits has them, 0 or absent: none)
  * with one descriptor per kind, in order: "pid" (the pidfd of the caller's
  * child, waiting at its gate) first, then "write" and "ro" (O_PATH
  * directories, --root and --ro), "unix" and "dev" (O_PATH, --allow-unix and

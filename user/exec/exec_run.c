@@ -17,6 +17,7 @@
 #include "event_stream.h"
 #include "exec_run.h"
 #include "exit_codes.h"
+#include "limit_events.h"
 #include "plane.h"
 #include "policy_maps.h"
 #include "private_tmp.h"
@@ -51,6 +52,7 @@ struct execution {
 	struct event_context ctx;
 	struct event_stream events;
 	bool events_open;
+	struct limit_watch limits; /* the run's limits hit, typed events to the sink */
 	FILE *sink;
 	int signal_fd;
 	int epoll_fd;
@@ -215,6 +217,21 @@ static int install_policy(struct execution *x)
 	return ret;
 }
 
+/*
+ * The run's limits, watched from here on both paths: the caller reads its
+ * run's cgroup files as the agent would. No watch is no event, never a
+ * failed run.
+ */
+static void watch_limits(struct execution *x, const char *cgroup_path)
+{
+	char dir[2 * PATH_MAX];
+
+	if (!x->layout.unified[0] && cgroup_layout_detect("/proc/self/mountinfo", &x->layout))
+		return;
+	snprintf(dir, sizeof(dir), "%s%s", x->layout.unified, cgroup_path);
+	limit_watch_open(&x->limits, dir, cgroup_path, -1);
+}
+
 /* The run's deny events, from its own ring buffer, as JSON lines to the sink. */
 static int open_events(struct execution *x, int ring_fd, size_t ring_size, const char *cgroup_path)
 {
@@ -230,6 +247,18 @@ static int open_events(struct execution *x, int ring_fd, size_t ring_size, const
 	x->events_open = ret == 0;
 	if (ret)
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
+	else
+		watch_limits(x, cgroup_path);
+	return ret;
+}
+
+/* The run's records and its limits' counters wake the wait for its command. */
+static int watch_run(struct execution *x)
+{
+	int ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
+
+	if (ret == 0 && limit_watch_fd(&x->limits) >= 0)
+		ret = wait_loop_watch(x->epoll_fd, limit_watch_fd(&x->limits));
 	return ret;
 }
 
@@ -267,7 +296,7 @@ static int set_up_enforcement(struct execution *x)
 		snprintf(err, sizeof(err), "cannot read cgward's own cgroup: %s", strerror(-ret));
 	if (ret == 0)
 		ret = run_core_create_cgroup(&x->core, &x->layout, x->req->cgroup_parent, own,
-					     getgid(), x->req->memory_mib, err, sizeof(err));
+					     getgid(), &x->req->limits, err, sizeof(err));
 	if (ret == 0)
 		ret = run_core_bind(&x->core, x->req->policy_flags, x->req->dropped_caps, err,
 				    sizeof(err));
@@ -300,7 +329,7 @@ static int confine_through_agent(struct execution *x, pid_t pid)
 				     .argv0 = x->req->argv[0],
 				     .policy_flags = x->req->policy_flags,
 				     .dropped_caps = x->req->dropped_caps,
-				     .memory_mib = x->req->memory_mib,
+				     .limits = x->req->limits,
 				     .roots = x->roots,
 				     .n_roots = x->n_roots,
 				     .nodes = nodes,
@@ -384,9 +413,13 @@ static int wait_for_command(struct execution *x, pid_t pid)
 	int wstatus;
 
 	for (;;) {
-		if (epoll_wait(x->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
+		int n = epoll_wait(x->epoll_fd, &ev, 1, -1);
+
+		if (n < 0 && errno != EINTR)
 			return EXIT_SETUP_FAILED;
 		event_stream_drain(&x->events);
+		if (n == 1 && ev.data.fd == limit_watch_fd(&x->limits))
+			limit_watch_report(&x->limits, x->sink, NULL);
 		while (read(x->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo != SIGCHLD)
 				return 128 + (int)si.ssi_signo;
@@ -475,7 +508,7 @@ static int run_spawned_by_agent(struct execution *x)
 
 	if (ret)
 		return EXIT_SETUP_FAILED;
-	ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
+	ret = watch_run(x);
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, x->grant.exit_fd);
 	if (ret) {
@@ -510,7 +543,7 @@ static int run_command(struct execution *x)
 	if (ret)
 		return ret;
 	/* After the start: through the agent, the ring buffer comes with the binding. */
-	ret = wait_loop_watch(x->epoll_fd, event_stream_fd(&x->events));
+	ret = watch_run(x);
 	if (ret) {
 		kill(child.pid, SIGKILL);
 		waitpid(child.pid, NULL, 0);
@@ -522,7 +555,7 @@ static int run_command(struct execution *x)
 static int oom_killed_status(const struct execution *x)
 {
 	fprintf(stderr, "cgward: %s killed: out of memory (limit %llu MiB)\n", x->req->argv[0],
-		(unsigned long long)x->req->memory_mib);
+		(unsigned long long)x->req->limits.memory_mib);
 	return 128 + SIGKILL;
 }
 
@@ -536,6 +569,8 @@ static int tear_down_through_agent(struct execution *x, int status)
 	int ret = 0;
 
 	if (x->events_open) {
+		limit_watch_end(&x->limits, x->sink,
+				NULL); /* before the agent removes the cgroup */
 		ret = exec_agent_end(x->agent_fd, x->grant.cgroup, &x->agent_events_lost,
 				     &x->agent_oom_killed);
 		event_stream_drain(&x->events);
@@ -556,8 +591,10 @@ static int tear_down(struct execution *x, int status)
 
 	if (x->via_agent)
 		return tear_down_through_agent(x, status);
-	if (x->events_open)
+	if (x->events_open) {
 		event_stream_drain(&x->events);
+		limit_watch_end(&x->limits, x->sink, NULL);
+	}
 	if (run_core_end(&x->core, &oom_killed, err, sizeof(err))) {
 		if (oom_killed)
 			status = oom_killed_status(x);
@@ -581,6 +618,7 @@ static void exec_cleanup(struct execution *x)
 {
 	if (x->events_open)
 		event_stream_close(&x->events);
+	limit_watch_close(&x->limits);
 	if (x->plane_open)
 		plane_close(&x->plane);
 	run_core_close(&x->core);
@@ -617,6 +655,7 @@ int exec_run(const struct exec_request *req)
 			      .grant.exit_fd = -1,
 			      .signal_fd = -1,
 			      .epoll_fd = -1,
+			      .limits.inotify_fd = -1,
 			      .core.ring_fd = -1,
 			      .agent_ring_fd = -1};
 	int status;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "run_limits.h"
+
 #define EXEC_MAX_ROOTS 64
 
 /* What a run is asked for: cgward exec's options, checked for usage only. */
@@ -22,7 +24,7 @@ struct exec_request {
 	size_t n_root_args;
 	__u32 policy_flags;	   /* CGWARD_POLICY_* */
 	__u64 dropped_caps;	   /* capabilities(7) bits: --cap-add, --cap-drop */
-	__u64 memory_mib;	   /* 0: no limit */
+	struct run_limits limits;  /* --memory, --pids, --cpu */
 	const char *events_path;   /* NULL: deny events go to stderr */
 	const char *cgroup_parent; /* NULL: beneath cgward's own cgroup */
 	bool private_tmp;

@@ -101,8 +101,8 @@ int run_core_put_private_tmp(struct run_core *core, const struct private_tmp_rep
 }
 
 int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *layout,
-			   const char *parent, const char *member, gid_t gid, __u64 memory_mib,
-			   char *err, size_t errlen)
+			   const char *parent, const char *member, gid_t gid,
+			   const struct run_limits *limits, char *err, size_t errlen)
 {
 	char within[PATH_MAX];
 	int ret = parent ? 0
@@ -110,7 +110,7 @@ int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *la
 					     err, errlen);
 
 	if (ret == 0)
-		ret = exec_cgroup_create(layout, parent ?: within, memory_mib, &core->cgroup, err,
+		ret = exec_cgroup_create(layout, parent ?: within, limits, &core->cgroup, err,
 					 errlen);
 
 	core->cgroup_created = ret == 0;

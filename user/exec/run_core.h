@@ -89,8 +89,8 @@ int run_core_put_private_tmp(struct run_core *core, const struct private_tmp_rep
  * core->uid and gid.
  */
 int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *layout,
-			   const char *parent, const char *member, gid_t gid, __u64 memory_mib,
-			   char *err, size_t errlen);
+			   const char *parent, const char *member, gid_t gid,
+			   const struct run_limits *limits, char *err, size_t errlen);
 
 /* Binds the cgroup to the run's policy; "cannot bind the cgroup: ..." in err. */
 int run_core_bind(struct run_core *core, __u32 flags, __u64 dropped_caps, char *err, size_t errlen);

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "cgroup.h"
-#include "memory_limit.h"
+#include "run_limits.h"
 
 #define NAME_RANDOM_DIGITS 16
 #define BACKOFF_FIRST_NS   1000000L   /* 1 ms */
@@ -481,11 +481,42 @@ int cgroup_memory_limit_write_v1(const char *dir, __u64 mib, char *err, size_t e
 	return r ? r : write_limit(dir, "memory.memsw.limit_in_bytes", bytes, true, err, errlen);
 }
 
-int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
-		       __u64 memory_limit_mib, struct exec_cgroup *cg, char *err, size_t errlen)
+/* pids.max and cpu.max, on cgroup2 only: the controllers delegated to parent first. */
+static int delegate_v2_limits(const char *parent, const struct run_limits *limits, char *err,
+			      size_t errlen)
 {
-	bool memory_v1 = memory_limit_mib > 0 && layout->memory_v1[0];
-	bool memory_v2 = memory_limit_mib > 0 && !layout->memory_v1[0];
+	int r = limits->pids ? cgroup_delegate(parent, "pids", err, errlen) : 0;
+
+	return r == 0 && limits->cpu_milli ? cgroup_delegate(parent, "cpu", err, errlen) : r;
+}
+
+static int write_v2_limits(const char *dir, const struct run_limits *limits, char *err,
+			   size_t errlen)
+{
+	char value[64];
+	int r = 0;
+
+	if (limits->pids) {
+		snprintf(value, sizeof(value), "%" PRIu64, (uint64_t)limits->pids);
+		r = write_limit(dir, "pids.max", value, false, err, errlen);
+	}
+	if (r == 0 && limits->cpu_milli) {
+		r = cpu_limit_max(limits->cpu_milli, value, sizeof(value));
+		if (r == 0)
+			r = write_limit(dir, "cpu.max", value, false, err, errlen);
+		else
+			snprintf(err, errlen, "cpu limit of %" PRIu64 " thousandths: %s",
+				 (uint64_t)limits->cpu_milli, strerror(-r));
+	}
+	return r;
+}
+
+int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
+		       const struct run_limits *limits, struct exec_cgroup *cg, char *err,
+		       size_t errlen)
+{
+	bool memory_v1 = limits->memory_mib > 0 && layout->memory_v1[0];
+	bool memory_v2 = limits->memory_mib > 0 && !layout->memory_v1[0];
 	char memory_parent[PATH_MAX];
 	int r;
 
@@ -498,6 +529,8 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 	else
 		r = memory_v2 ? cgroup_delegate(parent, "memory", err, errlen) : 0;
 	if (!r)
+		r = delegate_v2_limits(parent, limits, err, errlen);
+	if (!r)
 		r = make_dirs(parent, memory_v1 ? memory_parent : NULL, cg, err, errlen);
 	if (r)
 		return r;
@@ -507,9 +540,11 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 		snprintf(err, errlen, "could not read the id of cgroup %s: %s", cg->path,
 			 strerror(-r));
 	else if (memory_v1)
-		r = cgroup_memory_limit_write_v1(cg->memory_path, memory_limit_mib, err, errlen);
+		r = cgroup_memory_limit_write_v1(cg->memory_path, limits->memory_mib, err, errlen);
 	else if (memory_v2)
-		r = cgroup_memory_limit_write_v2(cg->path, memory_limit_mib, err, errlen);
+		r = cgroup_memory_limit_write_v2(cg->path, limits->memory_mib, err, errlen);
+	if (!r)
+		r = write_v2_limits(cg->path, limits, err, errlen);
 	if (r) {
 		/* Nothing has joined them yet, so they are empty and rmdir succeeds. */
 		rmdir(cg->path);
@@ -518,7 +553,7 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 		memset(cg, 0, sizeof(*cg));
 		return r;
 	}
-	cg->memory_limit_mib = memory_limit_mib;
+	cg->limits = *limits;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "cgward_abi.h"
+#include "run_limits.h"
 
 struct cgroup_layout {
 	char unified[PATH_MAX];	  /* cgroup2 mount point */
@@ -37,19 +38,21 @@ struct exec_cgroup {
 	char path[PATH_MAX];	    /* cgroup2 directory, e.g. /sys/fs/cgroup/cgward-1234-9f3a... */
 	__u64 id;		    /* cgroup id as bpf_get_current_cgroup_id() reports it */
 	char memory_path[PATH_MAX]; /* v1 memory cgroup directory, "" when none */
-	__u64 memory_limit_mib;	    /* 0: no limit */
+	struct run_limits limits;   /* its own; 0 in a field: none */
 };
 
 /*
  * Creates <parent>/cgward-<pid>-<16 hex digits> (parent NULL: layout->unified)
- * and, when memory_limit_mib > 0, its memory limit: memory.max (and
- * memory.swap.max 0) with +memory enabled in the parent when memory is on
- * cgroup2; else a v1 memory cgroup of the same name beneath the caller's own
- * (from layout->self_cgroup). Concurrent calls never share a name. On failure
- * nothing is left behind, but +memory stays enabled in the parent.
+ * and its limits. A memory limit is memory.max (and memory.swap.max 0) with
+ * +memory delegated by the parent when memory is on cgroup2; else a v1
+ * memory cgroup of the same name beneath the caller's own (from
+ * layout->self_cgroup). A pids and a cpu limit are pids.max and cpu.max, on
+ * cgroup2 only. Concurrent calls never share a name. On failure nothing is
+ * left behind, but the controllers stay delegated in the parent.
  */
 int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
-		       __u64 memory_limit_mib, struct exec_cgroup *cg, char *err, size_t errlen);
+		       const struct run_limits *limits, struct exec_cgroup *cg, char *err,
+		       size_t errlen);
 
 /* Moves pid into the cgroup2 cgroup and the v1 memory cgroup (if any). */
 int exec_cgroup_attach(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen);

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import shutil
 import signal
@@ -65,7 +66,10 @@ class RunResult:
     when the command could not be executed or was not found.
     ``denies`` holds the run's deny events, one dict per event as
     ``cgward exec --events`` writes them (``op``, ``path``, ``reason``,
-    ``pid``, ``comm``, ``time``...).
+    ``pid``, ``comm``, ``time``...). ``limits_hit`` holds its limit events
+    (``{"op": "limit", "limit": "memory", "event": "oom_kill", "count": 1,
+    ...}``; ``"pids"`` ``"max"``; ``"cpu"`` ``"throttled"``), empty when the
+    run hit none.
     """
 
     returncode: int
@@ -73,6 +77,7 @@ class RunResult:
     stderr: bytes
     denies: list[dict[str, Any]] = field(default_factory=list)
     timed_out: bool = False
+    limits_hit: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _existing_absolute(path: StrPath, what: str) -> str:
@@ -143,6 +148,37 @@ def _capabilities(value: object) -> Union[None, str, list[str]]:
     return names
 
 
+_PIDS_LIMIT_MAX = 4194304  # the kernel's PID_MAX_LIMIT
+_CPU_LIMIT_MAX = 65536
+
+
+def _whole(value: object, name: str, unit: str, most: Optional[int] = None) -> int:
+    """A limit that is a whole number (0: none), or a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name}: {value!r} is not a whole number of {unit}")
+    if value < 0:
+        raise ValueError(f"{name}: {value} is negative")
+    if most is not None and value > most:
+        raise ValueError(f"{name}: {value} is too large (at most {most})")
+    return value
+
+
+def _cpus(value: object) -> str:
+    """cpu_limit as --cpu takes it ("" for none), or a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"cpu_limit: {value!r} is not a number of CPUs")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"cpu_limit: {value!r} is not a number of CPUs")
+    if value == 0:
+        return ""
+    milli = round(value * 1000)
+    if milli < 10 or value > _CPU_LIMIT_MAX:
+        raise ValueError(
+            f"cpu_limit: {value!r} is out of range (0.01 to {_CPU_LIMIT_MAX} CPUs, or 0)"
+        )
+    return f"{milli // 1000}.{milli % 1000:03d}".rstrip("0").rstrip(".")
+
+
 class Sandbox:
     """A write boundary for commands, enforced by cgward in the kernel.
 
@@ -155,6 +191,7 @@ class Sandbox:
         directory.
     :param memory_limit_mib: memory limit of the whole run in whole MiB;
         0 sets none. Past it the kernel kills the run (returncode 137).
+        Every run is also within the limits of the caller's own cgroup.
     :param allow_network: False denies connecting, binding and sending to
         IPv4 and IPv6 addresses, loopback included (``--no-network``).
     :param private_tmp: the commands get their own empty ``/tmp``,
@@ -167,6 +204,10 @@ class Sandbox:
         ``"all"`` keeps every one; a sequence of capabilities(7) names
         (``"CAP_SYS_TIME"``, or ``"sys_time"``) keeps those only, and an
         empty one none.
+    :param pids_limit: at most this many processes and threads at once in
+        the run (``--pids``); 0 sets none. A fork past it fails (EAGAIN).
+    :param cpu_limit: at most this many CPUs' worth of time, such as 0.5 or
+        2 (``--cpu``); 0 sets none.
     :param cgward_path: the ``cgward`` binary; default: found on ``PATH``.
     :raises ValueError: an argument is invalid (the message names it).
     :raises FileNotFoundError: no ``cgward`` binary.
@@ -183,14 +224,14 @@ class Sandbox:
         allow_unix: Iterable[StrPath] = (),
         capabilities: Union[None, str, Iterable[str]] = None,
         *,
+        pids_limit: int = 0,
+        cpu_limit: float = 0,
         cgward_path: Optional[StrPath] = None,
     ) -> None:
-        if isinstance(memory_limit_mib, bool) or not isinstance(memory_limit_mib, int):
-            raise ValueError(
-                f"memory_limit_mib: {memory_limit_mib!r} is not a whole number of MiB"
-            )
-        if memory_limit_mib < 0:
-            raise ValueError(f"memory_limit_mib: {memory_limit_mib} is negative")
+        self.memory_limit_mib = _whole(memory_limit_mib, "memory_limit_mib", "MiB")
+        self.pids_limit = _whole(pids_limit, "pids_limit", "processes", _PIDS_LIMIT_MAX)
+        self._cpu_option = _cpus(cpu_limit)
+        self.cpu_limit = cpu_limit
         self.cwd = _directory(cwd, "cwd")
         self.writable_paths = [
             _directory(p, "writable_paths") for p in _paths(writable_paths, "writable_paths")
@@ -199,7 +240,6 @@ class Sandbox:
             _existing_absolute(p, "read_only_paths")
             for p in _paths(read_only_paths, "read_only_paths")
         ]
-        self.memory_limit_mib = memory_limit_mib
         self.allow_network = _flag(allow_network, "allow_network")
         self.private_tmp = _flag(private_tmp, "private_tmp")
         self.allow_unix = [
@@ -264,6 +304,10 @@ class Sandbox:
                 options += ["--ro", real]
         if self.memory_limit_mib:
             options += ["--memory", str(self.memory_limit_mib)]
+        if self.pids_limit:
+            options += ["--pids", str(self.pids_limit)]
+        if self._cpu_option:
+            options += ["--cpu", self._cpu_option]
         if not self.allow_network:
             options.append("--no-network")
         if self.private_tmp:
@@ -328,7 +372,7 @@ class Sandbox:
             except BaseException:
                 _end_run(proc)
                 raise
-            return RunResult(proc.returncode, stdout, stderr, events.denies(), timed_out)
+            return events.result(proc.returncode, stdout, stderr, timed_out)
 
     async def arun(
         self,
@@ -354,7 +398,7 @@ class Sandbox:
                 # Cancelled: the run ends before the cancellation goes on.
                 await _end_run_async(proc, output)
                 raise
-            return RunResult(proc.returncode, stdout, stderr, events.denies(), timed_out)
+            return events.result(proc.returncode, stdout, stderr, timed_out)
 
 
 def _encoded(data: Optional[Union[bytes, str]]) -> Optional[bytes]:
@@ -400,7 +444,17 @@ class _EventsFile:
     def __exit__(self, *exc: object) -> None:
         os.unlink(self.path)
 
-    def denies(self) -> list[dict[str, Any]]:
+    def result(
+        self, returncode: int, stdout: bytes, stderr: bytes, timed_out: bool
+    ) -> RunResult:
+        """The run's result, with the deny and limit events it wrote."""
         with open(self.path, encoding="utf-8") as lines:
             events = [json.loads(line) for line in lines if line.strip()]
-        return [e for e in events if e.get("verdict") == "deny"]
+        return RunResult(
+            returncode,
+            stdout,
+            stderr,
+            denies=[e for e in events if e.get("verdict") == "deny"],
+            timed_out=timed_out,
+            limits_hit=[e for e in events if e.get("op") == "limit"],
+        )

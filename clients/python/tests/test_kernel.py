@@ -109,6 +109,48 @@ def test_private_tmp_network_and_memory_options_reach_the_run(dirs):
     assert [(d["op"], d["reason"]) for d in result.denies] == [("connect", "network")]
 
 
+FORKS = """
+import os, time
+n = 0
+for _ in range(40):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    n += 1
+print(n)
+"""
+
+BUSY = """
+import time
+t0 = time.monotonic()
+while time.monotonic() - t0 < 2:
+    pass
+"""
+
+
+def hits(result):
+    return [(e["limit"], e["event"]) for e in result.limits_hit]
+
+
+def test_limits_stop_the_run_with_their_typed_events(dirs):
+    work, _ = dirs
+    result = sandbox(work, pids_limit=16).run(["/usr/bin/python3", "-c", FORKS])
+    assert int(result.stdout) < 16, result
+    assert hits(result) == [("pids", "max")]
+    result = sandbox(work, memory_limit_mib=32).run(
+        ["/usr/bin/python3", "-c", "b = bytearray(256 << 20)"]
+    )
+    assert result.returncode == 137
+    assert ("memory", "oom_kill") in hits(result)
+    result = sandbox(work, cpu_limit=0.5).run(["/usr/bin/python3", "-c", BUSY])
+    assert ("cpu", "throttled") in hits(result)
+    assert sandbox(work).run(["true"]).limits_hit == []
+
+
 def test_timeout_kills_the_whole_run(dirs):
     work, _ = dirs
     box = sandbox(work)

@@ -47,6 +47,28 @@ def test_memory_limit_maps_to_memory_and_zero_to_none(work, fake_cgward):
     assert "--memory" not in options(Sandbox(work, memory_limit_mib=0, cgward_path=fake_cgward))
 
 
+@pytest.mark.parametrize("limit", [True, 1.5, 20.0, "4096", None, -1, 4194305])
+def test_pids_limit_must_be_a_whole_number_in_range(work, fake_cgward, limit):
+    with pytest.raises(ValueError, match="pids_limit"):
+        Sandbox(work, pids_limit=limit, cgward_path=fake_cgward)
+
+
+@pytest.mark.parametrize(
+    "limit", [True, "0.5", None, -1, -0.5, 0.001, 65537, float("nan"), float("inf")]
+)
+def test_cpu_limit_must_be_a_number_of_cpus_in_range(work, fake_cgward, limit):
+    with pytest.raises(ValueError, match="cpu_limit"):
+        Sandbox(work, cpu_limit=limit, cgward_path=fake_cgward)
+
+
+def test_pids_and_cpu_limits_map_to_their_options_and_zero_to_none(work, fake_cgward):
+    box = Sandbox(work, pids_limit=64, cpu_limit=0.5, cgward_path=fake_cgward)
+    assert options(box)[2:6] == ["--pids", "64", "--cpu", "0.5"]
+    assert options(Sandbox(work, cpu_limit=2, cgward_path=fake_cgward))[2:4] == ["--cpu", "2"]
+    plain = options(Sandbox(work, pids_limit=0, cpu_limit=0, cgward_path=fake_cgward))
+    assert "--pids" not in plain and "--cpu" not in plain
+
+
 @pytest.mark.parametrize("field", ["cwd", "writable_paths", "read_only_paths", "allow_unix"])
 def test_paths_must_be_absolute(work, fake_cgward, field):
     relative = os.path.relpath(work)

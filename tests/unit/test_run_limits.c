@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "memory_limit.h"
+#include "run_limits.h"
 
 static void assert_parses(const char *text, __u64 expected)
 {
@@ -99,6 +99,63 @@ static void test_bytes_are_mib_shifted_by_20(void **state)
 	assert_int_equal(memory_limit_bytes(1, out, 7), -ENOSPC);
 }
 
+static void test_pids_are_whole_numbers_of_processes(void **state)
+{
+	static const char *const bad[] = {"-1", "1.5", "20p", "true", "", " 1", "+1", "0x10"};
+	char err[128];
+	__u64 pids = 7;
+
+	(void)state;
+	assert_int_equal(pids_limit_parse("--pids", "0", &pids, err, sizeof(err)), 0);
+	assert_int_equal(pids, 0);
+	assert_int_equal(pids_limit_parse("--pids", "4194304", &pids, err, sizeof(err)), 0);
+	assert_int_equal(pids, PIDS_LIMIT_MAX);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pids = 7;
+		assert_int_equal(pids_limit_parse("--pids", bad[i], &pids, err, sizeof(err)),
+				 -EINVAL);
+		assert_int_equal(pids, 7);
+	}
+	assert_string_equal(err, "--pids: '0x10' is not a whole number of processes");
+	assert_int_equal(pids_limit_parse("--pids", "4194305", &pids, err, sizeof(err)), -ERANGE);
+	assert_string_equal(err, "--pids: '4194305' is too large (at most 4194304)");
+}
+
+static void assert_cpu(const char *text, __u64 milli, const char *max)
+{
+	char err[128] = "", out[32];
+	__u64 value = 7;
+
+	assert_int_equal(cpu_limit_parse("--cpu", text, &value, err, sizeof(err)), 0);
+	assert_int_equal(value, milli);
+	assert_int_equal(cpu_limit_max(value, out, sizeof(out)), 0);
+	assert_string_equal(out, max);
+}
+
+static void test_cpus_are_decimals_to_thousandths(void **state)
+{
+	static const char *const bad[] = {"-1",	 "",	 ".5",	"1.", "1.2345",
+					  "0,5", "true", "1e3", " 1"};
+	char err[128];
+	__u64 milli = 7;
+
+	(void)state;
+	assert_cpu("0.5", 500, "50000 100000");
+	assert_cpu("2", 2000, "200000 100000");
+	assert_cpu("1.25", 1250, "125000 100000");
+	assert_cpu("0.01", 10, "1000 100000");
+	assert_int_equal(cpu_limit_parse("--cpu", "0", &milli, err, sizeof(err)), 0);
+	assert_int_equal(milli, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(cpu_limit_parse("--cpu", bad[i], &milli, err, sizeof(err)),
+				 -EINVAL);
+	assert_string_equal(err, "--cpu: ' 1' is not a number of CPUs (such as 0.5 or 2)");
+	assert_int_equal(cpu_limit_parse("--cpu", "0.001", &milli, err, sizeof(err)), -ERANGE);
+	assert_string_equal(err, "--cpu: '0.001' is out of range (0.01 to 65536 CPUs, or 0: none)");
+	assert_int_equal(cpu_limit_parse("--cpu", "65537", &milli, err, sizeof(err)), -ERANGE);
+	assert_int_equal(milli, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +165,8 @@ int main(void)
 	    cmocka_unit_test(test_values_whose_bytes_overflow_are_out_of_range),
 	    cmocka_unit_test(test_flag_name_is_the_callers),
 	    cmocka_unit_test(test_bytes_are_mib_shifted_by_20),
+	    cmocka_unit_test(test_pids_are_whole_numbers_of_processes),
+	    cmocka_unit_test(test_cpus_are_decimals_to_thousandths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A run's limits, reported when the kernel says one was hit: the counters
+ * of its cgroup's memory.events ("oom_kill") and pids.events ("max"),
+ * watched with inotify (cgroupfs notifies each change: nothing is polled),
+ * and cpu.stat's throttling at the run's end. Each is a typed JSON line:
+ * {"time","op":"limit","limit":"memory","event":"oom_kill","count":N,
+ * "cgroup"} (docs/events.md).
+ */
+#ifndef CGWARD_LIMIT_EVENTS_H
+#define CGWARD_LIMIT_EVENTS_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "json.h"
+
+/* How often each limit was hit: by the kernel's counters, or newly since a report. */
+struct limit_counts {
+	__u64 oom_kill;	     /* memory.events: processes the OOM killer killed */
+	__u64 pids_max;	     /* pids.events: forks refused at pids.max */
+	__u64 cpu_throttled; /* cpu.stat nr_throttled: periods that ran out of quota */
+};
+
+struct limit_watch {
+	int inotify_fd;	       /* -1 when neither file exists (no controller below the parent) */
+	char dir[PATH_MAX];    /* the run's cgroup2 directory */
+	char cgroup[PATH_MAX]; /* the same, as events name it */
+	long long uid;	       /* the run's owner, in the agent's lines; -1: none */
+	struct limit_counts reported;
+	struct json_buf line;
+};
+
+/* Watches dir (named cgroup in the events). Returns 0 or -errno. */
+int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid);
+
+/* Polls readable when a watched counter may have changed; -1 when none is watched. */
+int limit_watch_fd(const struct limit_watch *w);
+
+/*
+ * Reads the watched counters and writes a line to sink for each that grew
+ * since the last report; the increases are added to *hits when hits is not
+ * NULL.
+ */
+void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
+
+/*
+ * At the run's end, before its cgroup is removed: a last report, then a
+ * "cpu" "throttled" line when its cpu.max held it back
+ * (throttled_usec, usage_usec).
+ */
+void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
+
+void limit_watch_close(struct limit_watch *w);
+
+#endif
