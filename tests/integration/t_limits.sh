@@ -64,11 +64,13 @@ test_invalid_pids_and_cpu_limits_exit_2_and_run_nothing() {
 	expect_no_cgroups
 }
 
-# An ordinary user's run: the same limits and events, through the agent.
+# An ordinary user's run: the same limits and events, through the agent, whose
+# stream and metrics count them too.
 test_exec_user_pids_and_memory_limits_with_their_events() {
 	local started status=0
 	delegate_limits
 	user_dirs
+	USER_AGENT_OPTS=(--metrics "127.0.0.1:$METRICS_PORT")
 	user_agent_start
 	started=$(as_user "$CGWARD" exec --root "$UW" --pids 16 --events "$UW/ev" -- \
 		sh -c "python3 -c '$FORKS' $UW; touch $UW/go") || fail "the run failed"
@@ -78,5 +80,12 @@ test_exec_user_pids_and_memory_limits_with_their_events() {
 		python3 -c 'b = bytearray(256 << 20)' 2>/dev/null || status=$?
 	[ "$status" -eq 137 ] || fail "exited $status, want 137"
 	expect_limit_event "$UW/ev2" memory oom_kill
+	# The agent's stream (and cgward events) has them too, with the run's uid; so do its metrics.
+	wait_line "$AEV" '"op":"limit","limit":"memory"'
+	jq -s -e "any(.[]; .op == \"limit\" and .limit == \"pids\" and .uid == $USER_UID) and
+		any(.[]; .op == \"limit\" and .limit == \"memory\" and .uid == $USER_UID)" "$AEV" \
+		>/dev/null || fail "the agent's limit lines: $(grep '"op":"limit"' "$AEV")"
+	wait_metric 'cgward_limit_events_total{limit="pids",event="max"} 1'
+	wait_metric 'cgward_limit_events_total{limit="memory",event="oom_kill"} 1'
 	wait_no_runs
 }

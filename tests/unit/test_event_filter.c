@@ -81,10 +81,14 @@ static void test_validate(void **state)
 	const struct event_filter bad_op = {.op = "write"};
 	const struct event_filter unknown_op = {.op = "unknown"};
 	const struct event_filter bad_verdict = {.verdict = "allow"};
+	const struct event_filter limit = {.op = "limit"};
+	const struct event_filter request = {.op = "exec_request"};
 	char err[256] = "";
 
 	(void)state;
 	assert_int_equal(event_filter_validate(&good, err, sizeof(err)), 0);
+	assert_int_equal(event_filter_validate(&limit, err, sizeof(err)), 0);
+	assert_int_equal(event_filter_validate(&request, err, sizeof(err)), 0);
 	assert_int_equal(event_filter_validate(&bad_glob, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "--cgroup 'a/*'"));
 	assert_int_equal(event_filter_validate(&bad_op, err, sizeof(err)), -EINVAL);

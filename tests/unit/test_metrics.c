@@ -32,6 +32,7 @@ static void test_render_exact_text(void **state)
 	    .n_policies = 2,
 	    .events_lost = 5,
 	    .reloads = {4, 1, 0},
+	    .limit_hits = {.oom_kill = 2, .pids_max = 7, .cpu_throttled = 31},
 	    .programs_attached = 30};
 	const char *want =
 	    "# HELP cgward_build_info This cgward's version and the build of its BPF programs "
@@ -70,7 +71,13 @@ static void test_render_exact_text(void **state)
 	    "# TYPE cgward_reloads_total counter\n"
 	    "cgward_reloads_total{result=\"ok\"} 4\n"
 	    "cgward_reloads_total{result=\"invalid\"} 1\n"
-	    "cgward_reloads_total{result=\"error\"} 0\n";
+	    "cgward_reloads_total{result=\"error\"} 0\n"
+	    "# HELP cgward_limit_events_total Limits the runs of the exec socket hit: processes "
+	    "the OOM killer killed, forks refused at pids.max, periods throttled at cpu.max.\n"
+	    "# TYPE cgward_limit_events_total counter\n"
+	    "cgward_limit_events_total{limit=\"memory\",event=\"oom_kill\"} 2\n"
+	    "cgward_limit_events_total{limit=\"pids\",event=\"max\"} 7\n"
+	    "cgward_limit_events_total{limit=\"cpu\",event=\"throttled\"} 31\n";
 	size_t len;
 	char *text = metrics_render(&s, &len);
 

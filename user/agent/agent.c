@@ -755,7 +755,8 @@ static int set_up(struct agent *a)
 /* What the next scrapes of --metrics show of the agent's own state. */
 static void publish_metrics(struct agent *a)
 {
-	metrics_publish(a->metrics, &a->tree, a->events.lost_reported, a->reloads);
+	metrics_publish(a->metrics, &a->tree, a->events.lost_reported, a->reloads,
+			&a->exec.limit_hits);
 }
 
 /*

@@ -67,7 +67,8 @@ static int adopt_run(const char *path, pid_t creator, void *arg)
 		free(run);
 		return 0;
 	}
-	*run = (struct exec_service_run){.conn_fd = -1, .uid = uid, .setup_fd = -1};
+	*run = (struct exec_service_run){
+	    .conn_fd = -1, .uid = uid, .setup_fd = -1, .limits.inotify_fd = -1};
 	run_core_init(&run->core, svc->maps, uid);
 	run->core.roots_elsewhere = true; /* installed by an earlier agent */
 	snprintf(run->core.cgroup.path, sizeof(run->core.cgroup.path), "%s", path);
@@ -81,6 +82,7 @@ static int adopt_run(const char *path, pid_t creator, void *arg)
 	user->runs++;
 	snprintf(events, sizeof(events), "%s/cgroup.events", path);
 	inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
+	exec_service_watch_limits(svc, run);
 	if (!exec_service_run_populated(run))
 		exec_service_end_run(svc, svc->n_runs - 1);
 	return 0;

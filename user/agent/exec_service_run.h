@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "exec_roots.h"
+#include "limit_events.h"
 #include "run_core.h"
 
 struct exec_service;
@@ -21,11 +22,12 @@ struct exec_service;
 struct exec_service_run {
 	int conn_fd; /* the caller's connection; -1 once it is gone */
 	uid_t uid;
-	struct run_core core;	 /* its policy, ring and cgroup */
-	int events_wd;		 /* inotify watch of cgroup.events; -1 before */
-	struct exec_roots given; /* the roots and nodes from the caller's descriptors */
-	bool spawned;		 /* the agent's own command (exec_spawn.h): private roots too */
-	int setup_fd;		 /* spawned: open until its command is in the cgroup; -1 */
+	struct run_core core;	   /* its policy, ring and cgroup */
+	int events_wd;		   /* inotify watch of cgroup.events; -1 before */
+	struct exec_roots given;   /* the roots and nodes from the caller's descriptors */
+	bool spawned;		   /* the agent's own command (exec_spawn.h): private roots too */
+	int setup_fd;		   /* spawned: open until its command is in the cgroup; -1 */
+	struct limit_watch limits; /* its own limits hit: on the service's inotify descriptor */
 };
 
 /* A user's runs and request tokens (refilled at requests_per_second, up to request_burst). */
@@ -50,5 +52,8 @@ bool exec_service_run_populated(const struct exec_service_run *run);
 
 /* svc->runs[i] ends: its cgroup removed, its caller answered or its answer kept. */
 void exec_service_end_run(struct exec_service *svc, size_t i);
+
+/* Its cgroup's limits watched, their hits in the agent's stream and metrics. */
+void exec_service_watch_limits(struct exec_service *svc, struct exec_service_run *run);
 
 #endif

@@ -391,6 +391,7 @@ void exec_service_free_run(struct exec_service_run *run)
 	for (size_t i = 0; run->given.roots && i < run->given.n_roots; i++)
 		root_close(&run->given.roots[i]);
 	run_core_close(&run->core);
+	limit_watch_close(&run->limits);
 	if (run->setup_fd >= 0)
 		close(run->setup_fd);
 	if (run->conn_fd >= 0)
@@ -400,11 +401,22 @@ void exec_service_free_run(struct exec_service_run *run)
 	free(run);
 }
 
-/* The run's cgroup removed, first, so that no process is left with a half policy. */
-static void end_cgroup(struct exec_service_run *run, bool *oom_killed)
+void exec_service_watch_limits(struct exec_service *svc, struct exec_service_run *run)
+{
+	limit_watch_open(&run->limits, run->core.cgroup.path,
+			 cgroup_relative_path(svc->layout, run->core.cgroup.path), run->uid,
+			 svc->inotify_fd);
+}
+
+/*
+ * The run's cgroup removed, first, so that no process is left with a half
+ * policy; its limits' last hits (and its CPU throttling) reported before.
+ */
+static void end_cgroup(struct exec_service *svc, struct exec_service_run *run, bool *oom_killed)
 {
 	char err[PATH_MAX + 128];
 
+	limit_watch_end(&run->limits, svc->sink, &svc->limit_hits);
 	if (run_core_end(&run->core, oom_killed, err, sizeof(err)))
 		fprintf(stderr, "cgward: agent: exec socket: %s\n", err);
 }
@@ -542,7 +554,8 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	if (ret == 0 && (!run || !(user = exec_service_find_user(svc, peer.uid))))
 		ret = -ENOMEM;
 	if (run) {
-		*run = (struct exec_service_run){.conn_fd = fd, .events_wd = -1, .setup_fd = -1};
+		*run = (struct exec_service_run){
+		    .conn_fd = fd, .events_wd = -1, .setup_fd = -1, .limits.inotify_fd = -1};
 		run_core_init(&run->core, svc->maps, peer.uid);
 	}
 	if (ret)
@@ -587,6 +600,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		user->runs++;
 		snprintf(events, sizeof(events), "%s/cgroup.events", run->core.cgroup.path);
 		run->events_wd = inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
+		exec_service_watch_limits(svc, run);
 		if (run->spawned)
 			start_spawned(svc, run, &spawn);
 		exec_spawn_free(&spawn);
@@ -597,7 +611,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	}
 	exec_spawn_free(&spawn);
 	if (run) {
-		end_cgroup(run, &oom);
+		end_cgroup(svc, run, &oom);
 		release_run(run); /* closes fd */
 	} else {
 		close(fd);
@@ -751,7 +765,7 @@ void exec_service_end_run(struct exec_service *svc, size_t i)
 		user->runs--;
 	snprintf(cgroup, sizeof(cgroup), "%s",
 		 cgroup_relative_path(svc->layout, run->core.cgroup.path));
-	end_cgroup(run, &oom);
+	end_cgroup(svc, run, &oom);
 	lost = run_core_events_lost(&run->core);
 	if (conn_fd >= 0) {
 		answer_end(conn_fd, lost, oom);
@@ -838,13 +852,15 @@ bool exec_service_run_populated(const struct exec_service_run *run)
 	return read_proc_field(path, "populated", values) != 0 || values[0] != 0;
 }
 
-/* Runs whose cgroup became empty end: nothing of them is left. */
+/* A run's cgroup files changed: its limits' hits reported; runs whose cgroup became empty end. */
 static void end_empty_runs(struct exec_service *svc)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 
 	while (read(svc->inotify_fd, buf, sizeof(buf)) > 0)
 		;
+	for (size_t i = 0; i < svc->n_runs; i++)
+		limit_watch_report(&svc->runs[i]->limits, svc->sink, &svc->limit_hits);
 	for (size_t i = svc->n_runs; i-- > 0;) {
 		if (svc->runs[i]->setup_fd < 0 && !exec_service_run_populated(svc->runs[i]))
 			exec_service_end_run(svc, i);

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
+#include "limit_events.h"
 #include "policy.h"
 #include "policy_maps.h"
 
@@ -67,6 +68,7 @@ struct exec_service {
 	size_t next_ended; /* the slot the next one takes: the oldest */
 	struct exec_service_run *draining[EXEC_SERVICE_DRAINING]; /* the oldest first */
 	size_t n_draining;
+	struct limit_counts limit_hits; /* its runs' limits hit, for the metrics */
 	struct exec_service_user *users;
 	size_t n_users, cap_users;
 };

@@ -89,6 +89,19 @@ static void put_reloads(FILE *out, const struct metrics_snapshot *s)
 			(unsigned long long)s->reloads[r]);
 }
 
+static void put_limit_hits(FILE *out, const struct metrics_snapshot *s)
+{
+	put_family(out, "cgward_limit_events_total", "counter",
+		   "Limits the runs of the exec socket hit: processes the OOM killer killed, "
+		   "forks refused at pids.max, periods throttled at cpu.max.");
+	fprintf(out, "cgward_limit_events_total{limit=\"memory\",event=\"oom_kill\"} %llu\n",
+		(unsigned long long)s->limit_hits.oom_kill);
+	fprintf(out, "cgward_limit_events_total{limit=\"pids\",event=\"max\"} %llu\n",
+		(unsigned long long)s->limit_hits.pids_max);
+	fprintf(out, "cgward_limit_events_total{limit=\"cpu\",event=\"throttled\"} %llu\n",
+		(unsigned long long)s->limit_hits.cpu_throttled);
+}
+
 /* The plane's labels are empty when none is pinned: Prometheus reads them as absent. */
 static void put_build_info(FILE *out, const struct metrics_snapshot *s)
 {
@@ -142,6 +155,7 @@ char *metrics_render(const struct metrics_snapshot *s, size_t *len)
 		   "BPF programs whose link is pinned, so attached.");
 	fprintf(out, "cgward_programs_attached %d\n", s->programs_attached);
 	put_reloads(out, s);
+	put_limit_hits(out, s);
 	if (fclose(out) != 0) {
 		free(text);
 		return NULL;
@@ -389,7 +403,8 @@ static struct metrics_policy *policies_of(const struct agent_tree *tree, size_t 
 }
 
 void metrics_publish(struct metrics_server *server, const struct agent_tree *tree,
-		     __u64 events_lost, const __u64 reloads[METRICS_RELOAD_RESULTS])
+		     __u64 events_lost, const __u64 reloads[METRICS_RELOAD_RESULTS],
+		     const struct limit_counts *limit_hits)
 {
 	struct metrics_policy *policies, *old;
 	size_t n;
@@ -408,6 +423,7 @@ void metrics_publish(struct metrics_server *server, const struct agent_tree *tre
 	}
 	server->published.events_lost = events_lost;
 	memcpy(server->published.reloads, reloads, sizeof(server->published.reloads));
+	server->published.limit_hits = *limit_hits;
 	pthread_mutex_unlock(&server->lock);
 	free(old);
 }

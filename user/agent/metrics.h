@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "agent_tree.h"
+#include "limit_events.h"
 
 /* Where `--metrics PORT` listens: scrapes from other hosts need an address given. */
 #define METRICS_DEFAULT_ADDRESS "127.0.0.1"
@@ -43,6 +44,7 @@ struct metrics_snapshot {
 	size_t n_policies;
 	__u64 events_lost;
 	__u64 reloads[METRICS_RELOAD_RESULTS];
+	struct limit_counts limit_hits; /* of the runs through the exec socket */
 	int programs_attached;
 };
 
@@ -63,10 +65,11 @@ int metrics_start(struct metrics_server **server, const char *spec, int policy_i
 		  const char *bpffs, const char *policy_file, char *err, size_t errlen);
 /*
  * The agent's side of the next scrapes: the policy in force and its rules,
- * the cgroups it bound, lost events, reloads.
+ * the cgroups it bound, lost events, reloads, its runs' limits hit.
  */
 void metrics_publish(struct metrics_server *server, const struct agent_tree *tree,
-		     __u64 events_lost, const __u64 reloads[METRICS_RELOAD_RESULTS]);
+		     __u64 events_lost, const __u64 reloads[METRICS_RELOAD_RESULTS],
+		     const struct limit_counts *limit_hits);
 /* Stops serving (waiting for a scrape in progress) and frees server; NULL is a no-op. */
 void metrics_stop(struct metrics_server *server);
 

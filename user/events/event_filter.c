@@ -10,7 +10,7 @@
 #include "selector.h"
 
 /* The agent's own lines, beside the kernel's operations. */
-static const char *const agent_ops[] = {"lost", "reload"};
+static const char *const agent_ops[] = {"lost", "reload", "exec_request", "limit"};
 
 static bool known_op(const char *op)
 {

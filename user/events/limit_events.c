@@ -39,20 +39,22 @@ static void watch_file(struct limit_watch *w, const char *file, int *watched)
 	*watched += inotify_add_watch(w->inotify_fd, path, IN_MODIFY) >= 0;
 }
 
-int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid)
+int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid,
+		     int inotify_fd)
 {
 	int watched = 0;
 
-	*w = (struct limit_watch){.uid = uid};
+	*w = (struct limit_watch){.uid = uid, .inotify_fd = inotify_fd, .owns_fd = inotify_fd < 0};
 	json_init(&w->line);
 	snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	snprintf(w->cgroup, sizeof(w->cgroup), "%s", cgroup);
-	w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->owns_fd)
+		w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->inotify_fd < 0)
 		return -errno;
 	watch_file(w, "memory.events", &watched);
 	watch_file(w, "pids.events", &watched);
-	if (watched == 0) {
+	if (watched == 0 && w->owns_fd) {
 		close(w->inotify_fd);
 		w->inotify_fd = -1;
 	}
@@ -61,7 +63,7 @@ int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup,
 
 int limit_watch_fd(const struct limit_watch *w)
 {
-	return w->inotify_fd;
+	return w->owns_fd ? w->inotify_fd : -1;
 }
 
 /* A line's first members: when, which limit, what happened, the kernel's count. */
@@ -113,7 +115,7 @@ void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *
 
 	if (w->inotify_fd < 0)
 		return;
-	while (read(w->inotify_fd, drained, sizeof(drained)) > 0)
+	while (w->owns_fd && read(w->inotify_fd, drained, sizeof(drained)) > 0)
 		;
 	report_counter(w, sink, "memory", "oom_kill", read_key(w->dir, "memory.events", "oom_kill"),
 		       &w->reported.oom_kill, hits ? &hits->oom_kill : NULL);
@@ -139,7 +141,7 @@ void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hit
 
 void limit_watch_close(struct limit_watch *w)
 {
-	if (w->inotify_fd >= 0)
+	if (w->owns_fd && w->inotify_fd >= 0)
 		close(w->inotify_fd);
 	w->inotify_fd = -1;
 	json_free(&w->line);

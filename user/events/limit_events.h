@@ -11,6 +11,7 @@
 #define CGWARD_LIMIT_EVENTS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <linux/types.h>
@@ -26,6 +27,7 @@ struct limit_counts {
 
 struct limit_watch {
 	int inotify_fd;	       /* -1 when neither file exists (no controller below the parent) */
+	bool owns_fd;	       /* its own, or the agent's, shared by its runs */
 	char dir[PATH_MAX];    /* the run's cgroup2 directory */
 	char cgroup[PATH_MAX]; /* the same, as events name it */
 	long long uid;	       /* the run's owner, in the agent's lines; -1: none */
@@ -33,10 +35,16 @@ struct limit_watch {
 	struct json_buf line;
 };
 
-/* Watches dir (named cgroup in the events). Returns 0 or -errno. */
-int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid);
+/*
+ * Watches dir (named cgroup in the events), with an inotify descriptor of
+ * its own when inotify_fd is -1, else on inotify_fd (the agent's, for all
+ * its runs: it reports every run's on each of its wake-ups). Returns 0 or
+ * -errno.
+ */
+int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid,
+		     int inotify_fd);
 
-/* Polls readable when a watched counter may have changed; -1 when none is watched. */
+/* Its own descriptor: readable when a watched counter may have changed; -1 when none. */
 int limit_watch_fd(const struct limit_watch *w);
 
 /*
