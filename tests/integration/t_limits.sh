@@ -20,7 +20,7 @@ test_pids_limit_stops_a_fork_loop_with_its_event() {
 	delegate_limits
 	started=$(cgx --root "$W" --pids 16 -- sh -c \
 		"cat $CG2\$(sed -n 's/^0:://p' /proc/self/cgroup)/pids.max >$W/max;
-		 python3 -c '$FORKS' $W; touch $W/go") || fail "the run failed"
+		 $FORKS $W; touch $W/go") || fail "the run failed"
 	expect_content "$W/max" 16
 	[ "$started" -lt 16 ] || fail "$started processes started past --pids 16"
 	expect_limit_event "$EV" pids max
@@ -73,7 +73,7 @@ test_exec_user_pids_and_memory_limits_with_their_events() {
 	USER_AGENT_OPTS=(--metrics "127.0.0.1:$METRICS_PORT")
 	user_agent_start
 	started=$(as_user "$CGWARD" exec --root "$UW" --pids 16 --events "$UW/ev" -- \
-		sh -c "python3 -c '$FORKS' $UW; touch $UW/go") || fail "the run failed"
+		sh -c "$FORKS $UW; touch $UW/go") || fail "the run failed"
 	[ "$started" -lt 16 ] || fail "$started processes started past --pids 16"
 	expect_limit_event "$UW/ev" pids max
 	as_user "$CGWARD" exec --root "$UW" --memory 32 --events "$UW/ev2" -- \

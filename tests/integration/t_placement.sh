@@ -119,25 +119,8 @@ test_placement_user_run_is_held_by_the_callers_memory_limit() {
 	wait_runs_gone "$CALLER"
 }
 
-# FORKS: a command that forks up to 40 children, each sleeping until $WD/go,
-# and prints how many it could start.
-FORKS='
-import os, sys, time
-n = 0
-for _ in range(40):
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        for _ in range(1200):
-            if os.path.exists(sys.argv[1] + "/go"):
-                break
-            time.sleep(0.1)
-        os._exit(0)
-    n += 1
-print(n, flush=True)
-'
+# FORKS DIR: forks.py, whose children wait for DIR/go; prints how many started.
+FORKS="python3 $here/forks.py"
 
 # A pids.max of 20 on the caller's cgroup holds for the run's forks.
 expect_pids_held() {
@@ -145,7 +128,7 @@ expect_pids_held() {
 	layout "$where"
 	limit pids.max 20
 	started=$(as_caller "$who" "$CGWARD" exec --root "$WD" -- sh -c \
-		"python3 -c '$FORKS' $WD; touch $WD/go") || fail "$who in $where: the run failed"
+		"$FORKS $WD; touch $WD/go") || fail "$who in $where: the run failed"
 	[ "$started" -lt 20 ] || fail "$who in $where: $started processes past a pids.max of 20"
 }
 

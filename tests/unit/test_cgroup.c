@@ -375,51 +375,44 @@ static void test_concurrent_creates_never_share_a_name(void **state)
 }
 
 /*
- * A fake directory has no memory.max after mkdir, unlike cgroupfs, so the
- * limit cannot be set: that proves +memory was enabled and nothing was left.
+ * A fake directory has no limit files after mkdir, unlike cgroupfs, so a
+ * limit cannot be set: create fails with -ENOENT, naming the file, and
+ * leaves nothing. Returns what cgroup.subtree_control holds then.
  */
-static void test_v2_limit_enables_memory_and_cleans_up_on_failure(void **state)
+static const char *create_failing_on(struct fake_root *root, const char *subtree_before,
+				     const struct run_limits *limits, const char *file)
 {
-	struct fake_root *root = *state;
+	static char subtree[PATH_MAX];
 	struct exec_cgroup cg;
-	char err[PATH_MAX + 64], subtree[PATH_MAX];
+	char err[PATH_MAX + 64], expected[64];
 
 	format_fitting(subtree, sizeof(subtree), "%s/cgroup.subtree_control", root->layout.unified);
-	write_text(subtree, "");
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
-					    &(struct run_limits){.memory_mib = 1}, &cg, err,
-					    sizeof(err)),
+	write_text(subtree, subtree_before);
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL, limits, &cg, err, sizeof(err)),
 			 -ENOENT);
-	assert_non_null(strstr(err, "could not set memory.max of cgroup "));
+	format_fitting(expected, sizeof(expected), "could not set %s of cgroup ", file);
+	assert_non_null(strstr(err, expected));
 	assert_non_null(strstr(err, ": No such file or directory"));
-	assert_string_equal(read_text(subtree), "+memory");
 	assert_int_equal(count_cgward_entries(root->layout.unified), 0);
 	assert_string_equal(cg.path, "");
-
-	write_text(subtree, "cpu memory io\n");
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
-					    &(struct run_limits){.memory_mib = 1}, &cg, err,
-					    sizeof(err)),
-			 -ENOENT);
-	assert_string_equal(read_text(subtree), "cpu memory io\n");
+	return read_text(subtree);
 }
 
-/* Each controller is delegated in turn; the fake has no pids.max to write, so nothing is left. */
+static void test_v2_limit_enables_memory_and_cleans_up_on_failure(void **state)
+{
+	const struct run_limits one_mib = {.memory_mib = 1};
+
+	assert_string_equal(create_failing_on(*state, "", &one_mib, "memory.max"), "+memory");
+	assert_string_equal(create_failing_on(*state, "cpu memory io\n", &one_mib, "memory.max"),
+			    "cpu memory io\n");
+}
+
+/* Each controller is delegated in turn (the fake file keeps the last write). */
 static void test_pids_and_cpu_limits_delegate_their_controllers(void **state)
 {
-	struct fake_root *root = *state;
-	struct exec_cgroup cg;
-	char err[PATH_MAX + 64], subtree[PATH_MAX];
+	const struct run_limits both = {.pids = 20, .cpu_milli = 500};
 
-	format_fitting(subtree, sizeof(subtree), "%s/cgroup.subtree_control", root->layout.unified);
-	write_text(subtree, "");
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
-					    &(struct run_limits){.pids = 20, .cpu_milli = 500}, &cg,
-					    err, sizeof(err)),
-			 -ENOENT);
-	assert_non_null(strstr(err, "could not set pids.max of cgroup "));
-	assert_string_equal(read_text(subtree), "+cpu");
-	assert_int_equal(count_cgward_entries(root->layout.unified), 0);
+	assert_string_equal(create_failing_on(*state, "", &both, "pids.max"), "+cpu");
 }
 
 static void test_v2_limit_without_subtree_control_fails_before_mkdir(void **state)

@@ -118,7 +118,7 @@ static void test_pids_are_whole_numbers_of_processes(void **state)
 	}
 	assert_string_equal(err, "--pids: '0x10' is not a whole number of processes");
 	assert_int_equal(pids_limit_parse("--pids", "4194305", &pids, err, sizeof(err)), -ERANGE);
-	assert_string_equal(err, "--pids: '4194305' is too large (at most 4194304)");
+	assert_string_equal(err, "--pids: '4194305' is too large (at most 4194304 processes)");
 }
 
 static void assert_cpu(const char *text, __u64 milli, const char *max)

@@ -26,19 +26,26 @@ static int parse_whole(const char *text, size_t len, __u64 max, __u64 *value)
 	return 0;
 }
 
-int memory_limit_parse(const char *flag, const char *text, __u64 *mib, char *err, size_t errlen)
+/* A whole number of unit, at most max: the value, or the error that names flag. */
+static int parse_count(const char *flag, const char *text, __u64 max, const char *unit, __u64 *out,
+		       char *err, size_t errlen)
 {
 	__u64 value;
-	int ret = parse_whole(text, strlen(text), MEMORY_LIMIT_MAX_MIB, &value);
+	int ret = parse_whole(text, strlen(text), max, &value);
 
 	if (ret == -EINVAL)
-		snprintf(err, errlen, "%s: '%s' is not a whole number of MiB", flag, text);
+		snprintf(err, errlen, "%s: '%s' is not a whole number of %s", flag, text, unit);
 	else if (ret)
-		snprintf(err, errlen, "%s: '%s' is too large (at most %" PRIu64 " MiB)", flag, text,
-			 (uint64_t)MEMORY_LIMIT_MAX_MIB);
+		snprintf(err, errlen, "%s: '%s' is too large (at most %" PRIu64 " %s)", flag, text,
+			 (uint64_t)max, unit);
 	else
-		*mib = value;
+		*out = value;
 	return ret;
+}
+
+int memory_limit_parse(const char *flag, const char *text, __u64 *mib, char *err, size_t errlen)
+{
+	return parse_count(flag, text, MEMORY_LIMIT_MAX_MIB, "MiB", mib, err, errlen);
 }
 
 int memory_limit_bytes(__u64 mib, char *out, size_t outlen)
@@ -55,17 +62,7 @@ int memory_limit_bytes(__u64 mib, char *out, size_t outlen)
 
 int pids_limit_parse(const char *flag, const char *text, __u64 *pids, char *err, size_t errlen)
 {
-	__u64 value;
-	int ret = parse_whole(text, strlen(text), PIDS_LIMIT_MAX, &value);
-
-	if (ret == -EINVAL)
-		snprintf(err, errlen, "%s: '%s' is not a whole number of processes", flag, text);
-	else if (ret)
-		snprintf(err, errlen, "%s: '%s' is too large (at most %d)", flag, text,
-			 PIDS_LIMIT_MAX);
-	else
-		*pids = value;
-	return ret;
+	return parse_count(flag, text, PIDS_LIMIT_MAX, "processes", pids, err, errlen);
 }
 
 /* "W" or "W.F" with F of one to three digits, in thousandths: 0, -EINVAL or -ERANGE. */

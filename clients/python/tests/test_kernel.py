@@ -109,20 +109,8 @@ def test_private_tmp_network_and_memory_options_reach_the_run(dirs):
     assert [(d["op"], d["reason"]) for d in result.denies] == [("connect", "network")]
 
 
-FORKS = """
-import os, time
-n = 0
-for _ in range(40):
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(60)
-        os._exit(0)
-    n += 1
-print(n)
-"""
+# The integration suite's fork counter: children that wait for DIR/go.
+FORKS = os.path.join(os.path.dirname(__file__), "../../../tests/integration/forks.py")
 
 BUSY = """
 import time
@@ -138,7 +126,9 @@ def hits(result):
 
 def test_limits_stop_the_run_with_their_typed_events(dirs):
     work, _ = dirs
-    result = sandbox(work, pids_limit=16).run(["/usr/bin/python3", "-c", FORKS])
+    result = sandbox(work, pids_limit=16).run(
+        ["sh", "-c", f"/usr/bin/python3 {FORKS} .; touch go"]
+    )
     assert int(result.stdout) < 16, result
     assert hits(result) == [("pids", "max")]
     result = sandbox(work, memory_limit_mib=32).run(
