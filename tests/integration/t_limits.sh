@@ -89,3 +89,27 @@ test_exec_user_pids_and_memory_limits_with_their_events() {
 	wait_metric 'cgward_limit_events_total{limit="memory",event="oom_kill"} 1'
 	wait_no_runs
 }
+
+# A mandatory rule's limits over the runs (policy: limits) hold whatever the
+# run asks: its own --pids 64 is lowered to the rule's 12, and a run that asks
+# for less keeps its own.
+test_exec_user_rule_limits_cap_the_runs_own() {
+	local started
+	delegate_limits
+	user_dirs
+	USER_RULES="$(agent_policy capped "$UW" true "${RUNS_PARENT#"$CG2"}/cgward-[0-9]*")
+    limits: {pids: 12, memory_mib: 256}"
+	user_agent_start
+	started=$(as_user "$CGWARD" exec --root "$UW" --pids 64 -- sh -c \
+		"cat $CG2\$(sed -n 's/^0:://p' /proc/self/cgroup)/pids.max >$UW/max;
+		 cat $CG2\$(sed -n 's/^0:://p' /proc/self/cgroup)/memory.max >$UW/mem;
+		 $FORKS $UW; touch $UW/go") || fail "the run failed"
+	expect_content "$UW/max" 12
+	expect_content "$UW/mem" $((256 << 20))
+	[ "$started" -lt 12 ] || fail "$started processes started past the rule's pids 12"
+	rm "$UW/go"
+	as_user "$CGWARD" exec --root "$UW" --pids 8 -- sh -c \
+		"cat $CG2\$(sed -n 's/^0:://p' /proc/self/cgroup)/pids.max >$UW/max"
+	expect_content "$UW/max" 8
+	wait_no_runs
+}

@@ -77,7 +77,7 @@ static void test_each_counter_that_grew_is_one_typed_line(void **state)
 	struct limit_watch w;
 	struct limit_counts hits = {0};
 
-	assert_int_equal(limit_watch_open(&w, f->dir, "/jobs/cgward-1-2", 1000, -1), 0);
+	assert_int_equal(limit_watch_open(&w, f->dir, "/jobs/cgward-1-2", 1000, false, -1), 0);
 	assert_true(limit_watch_fd(&w) >= 0);
 	limit_watch_report(&w, f->sink, &hits);
 	assert_string_equal(lines(f), "");
@@ -108,7 +108,7 @@ static void test_cpu_throttling_is_reported_at_the_end(void **state)
 	write_file(f, "cpu.stat",
 		   "usage_usec 2000000\nuser_usec 1900000\nsystem_usec 100000\nnr_periods 40\n"
 		   "nr_throttled 19\nthrottled_usec 950000\n");
-	assert_int_equal(limit_watch_open(&w, f->dir, "/r", -1, -1), 0);
+	assert_int_equal(limit_watch_open(&w, f->dir, "/r", -1, true, -1), 0);
 	limit_watch_report(&w, f->sink, &hits);
 	assert_string_equal(lines(f), "");
 	limit_watch_end(&w, f->sink, &hits);
@@ -128,7 +128,7 @@ static void test_a_cgroup_without_the_files_watches_nothing(void **state)
 
 	snprintf(empty, sizeof(empty), "%s/empty", f->dir);
 	assert_int_equal(mkdir(empty, 0755), 0);
-	assert_int_equal(limit_watch_open(&w, empty, "/e", -1, -1), 0);
+	assert_int_equal(limit_watch_open(&w, empty, "/e", -1, true, -1), 0);
 	assert_int_equal(limit_watch_fd(&w), -1);
 	limit_watch_end(&w, f->sink, NULL);
 	assert_string_equal(lines(f), "");

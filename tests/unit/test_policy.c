@@ -46,7 +46,7 @@ static const struct error_fixture error_fixtures[] = {
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
        "read_only, mode, mandatory, network, unix_outside, private_tmp, container_roots, "
-       "allow_devices, capabilities)"},
+       "allow_devices, capabilities, limits)"},
       {8, 1, "unknown key 'version' in the file (expected policies, exec_socket)"}}},
     {"bad_exec_socket.yaml",
      {{6, 9, "'path' must be an absolute path shorter than 108 bytes"},
@@ -76,6 +76,16 @@ static const struct error_fixture error_fixtures[] = {
       {5, 46, "'capabilities': unknown capability '4'"},
       {9, 19, "'capabilities' must be all or a list of capabilities, not a string"},
       {13, 19, "'capabilities' must be all or a list of capabilities, not a mapping"}}},
+    {"bad_limits.yaml",
+     {{6, 26, "memory_mib: '-1' is not a whole number of MiB"},
+      {6, 36, "pids: '1.5' is not a whole number of processes"},
+      {6, 47, "cpus: 'true' is not a number of CPUs (such as 0.5 or 2)"},
+      {11, 26, "memory_mib must be a number, not the string \"4096\""},
+      {11, 50, "cpus: '0.001' is out of range (0.01 to 65536 CPUs, or 0: none)"},
+      {15, 13,
+       "'limits' needs 'mandatory: true': a run's own boundary replaces a rule that is not "
+       "mandatory, whose limits would never hold"},
+      {20, 14, "unknown key 'disk' in 'limits' (expected memory_mib, pids, cpus)"}}},
     {"private_tmp.yaml",
      {{5, 18,
        "'private_tmp' cannot apply to a policy: the agent binds cgroups whose processes "
@@ -306,6 +316,10 @@ static void test_valid_file(void **state)
 	assert_true(pod->allow_loopback);
 	assert_false(pod->no_unix_outside);
 	assert_int_equal(pod->dropped_caps, 0);
+	assert_int_equal(pod->limits.memory_mib, 512);
+	assert_int_equal(pod->limits.pids, 64);
+	assert_int_equal(pod->limits.cpu_milli, 1500);
+	assert_int_equal(ci->limits.memory_mib + ci->limits.pids + ci->limits.cpu_milli, 0);
 	policy_set_free(&set);
 	assert_null(set.rules);
 }

@@ -273,6 +273,29 @@ struct run_ask {
 	char caller[PATH_MAX]; /* as /proc/PID/cgroup says it */
 };
 
+/*
+ * The limits of the mandatory rule that governs the run (policy: limits):
+ * the run's own lowered to them, before any process is in its cgroup.
+ */
+static int apply_rule_limits(struct exec_service *svc, struct exec_service_run *run, char *err,
+			     size_t errlen)
+{
+	const struct agent_cgroup *cg = agent_tree_find(svc->tree, run->core.cgroup.id);
+	const struct policy_rule *rule;
+	int ret;
+
+	if (!cg || cg->rule < 0 || !svc->tree->set)
+		return 0;
+	rule = &svc->tree->set->rules[cg->rule];
+	if (!rule->mandatory)
+		return 0;
+	ret = exec_cgroup_lower(&run->core.cgroup, &rule->limits, err, errlen);
+	if (ret)
+		snprintf(err + strlen(err), errlen - strlen(err), " (limits of policy '%s')",
+			 rule->name);
+	return ret;
+}
+
 /* The maps first, then the cgroup bound to them, then the caller's child moved in. */
 static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_t pid, int pidfd,
 		    const struct run_ask *ask, char *err, size_t errlen)
@@ -292,6 +315,8 @@ static int bind_run(struct exec_service *svc, struct exec_service_run *run, pid_
 				     &ask->limits, err, errlen);
 	if (ret == 0)
 		ret = bind_run_cgroups(svc, run, err, errlen);
+	if (ret == 0)
+		ret = apply_rule_limits(svc, run, err, errlen);
 	if (ret == 0)
 		ret = run_core_bind(&run->core, ask->flags, ask->dropped_caps, err, errlen);
 	if (ret == 0 && (ret = run_core_ring_ready(&run->core)) != 0)
@@ -405,7 +430,7 @@ void exec_service_watch_limits(struct exec_service *svc, struct exec_service_run
 {
 	limit_watch_open(&run->limits, run->core.cgroup.path,
 			 cgroup_relative_path(svc->layout, run->core.cgroup.path), run->uid,
-			 svc->inotify_fd);
+			 run->core.cgroup.limits.cpu_milli > 0, svc->inotify_fd);
 }
 
 /*

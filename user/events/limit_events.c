@@ -40,11 +40,14 @@ static void watch_file(struct limit_watch *w, const char *file, int *watched)
 }
 
 int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid,
-		     int inotify_fd)
+		     bool cpu_limited, int inotify_fd)
 {
 	int watched = 0;
 
-	*w = (struct limit_watch){.uid = uid, .inotify_fd = inotify_fd, .owns_fd = inotify_fd < 0};
+	*w = (struct limit_watch){.uid = uid,
+				  .cpu_limited = cpu_limited,
+				  .inotify_fd = inotify_fd,
+				  .owns_fd = inotify_fd < 0};
 	json_init(&w->line);
 	snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	snprintf(w->cgroup, sizeof(w->cgroup), "%s", cgroup);
@@ -113,10 +116,14 @@ void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *
 {
 	char drained[4096];
 
+	bool changed = !w->owns_fd;
+
 	if (w->inotify_fd < 0)
 		return;
 	while (w->owns_fd && read(w->inotify_fd, drained, sizeof(drained)) > 0)
-		;
+		changed = true;
+	if (!changed)
+		return; /* the files are read only when the kernel said one changed */
 	report_counter(w, sink, "memory", "oom_kill", read_key(w->dir, "memory.events", "oom_kill"),
 		       &w->reported.oom_kill, hits ? &hits->oom_kill : NULL);
 	report_counter(w, sink, "pids", "max", read_key(w->dir, "pids.events", "max"),
@@ -125,9 +132,12 @@ void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *
 
 void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hits)
 {
-	__u64 throttled = read_key(w->dir, "cpu.stat", "nr_throttled");
+	__u64 throttled;
 
 	limit_watch_report(w, sink, hits);
+	if (!w->cpu_limited)
+		return;
+	throttled = read_key(w->dir, "cpu.stat", "nr_throttled");
 	if (throttled <= w->reported.cpu_throttled)
 		return;
 	if (hits)

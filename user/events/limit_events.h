@@ -31,6 +31,7 @@ struct limit_watch {
 	char dir[PATH_MAX];    /* the run's cgroup2 directory */
 	char cgroup[PATH_MAX]; /* the same, as events name it */
 	long long uid;	       /* the run's owner, in the agent's lines; -1: none */
+	bool cpu_limited;      /* it has a cpu.max of its own: its cpu.stat is read at the end */
 	struct limit_counts reported;
 	struct json_buf line;
 };
@@ -42,7 +43,7 @@ struct limit_watch {
  * -errno.
  */
 int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid,
-		     int inotify_fd);
+		     bool cpu_limited, int inotify_fd);
 
 /* Its own descriptor: readable when a watched counter may have changed; -1 when none. */
 int limit_watch_fd(const struct limit_watch *w);
@@ -50,14 +51,14 @@ int limit_watch_fd(const struct limit_watch *w);
 /*
  * Reads the watched counters and writes a line to sink for each that grew
  * since the last report; the increases are added to *hits when hits is not
- * NULL.
+ * NULL. With a descriptor of its own, only when it says one changed.
  */
 void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
 
 /*
- * At the run's end, before its cgroup is removed: a last report, then a
- * "cpu" "throttled" line when its cpu.max held it back
- * (throttled_usec, usage_usec).
+ * At the run's end, before its cgroup is removed: a last report, then, for
+ * a run with a cpu.max of its own, a "cpu" "throttled" line when it held
+ * the run back (throttled_usec, usage_usec).
  */
 void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
 

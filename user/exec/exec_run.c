@@ -229,7 +229,7 @@ static void watch_limits(struct execution *x, const char *cgroup_path)
 	if (!x->layout.unified[0] && cgroup_layout_detect("/proc/self/mountinfo", &x->layout))
 		return;
 	snprintf(dir, sizeof(dir), "%s%s", x->layout.unified, cgroup_path);
-	limit_watch_open(&x->limits, dir, cgroup_path, -1, -1);
+	limit_watch_open(&x->limits, dir, cgroup_path, -1, x->req->limits.cpu_milli > 0, -1);
 }
 
 /* The run's deny events, from its own ring buffer, as JSON lines to the sink. */

@@ -446,6 +446,43 @@ static void load_capabilities(struct loader *ld, const struct node *node, struct
 	}
 }
 
+/*
+ * limits: the most each run of the agent's exec socket that the rule
+ * governs may use. Only a mandatory rule governs a run: a run's own
+ * boundary replaces any other (cgroup_inherit.bpf.c).
+ */
+static void load_limits(struct loader *ld, const struct node *node, struct policy_rule *rule)
+{
+	enum { MEMORY, PIDS, CPUS, N_LIMITS };
+	static const char *const keys[N_LIMITS] = {"memory_mib", "pids", "cpus"};
+	const struct node *values[N_LIMITS];
+	char err[POLICY_DIAG_MSG_SIZE];
+	const char *text;
+	int ret;
+
+	if (!map_fields(ld, node, "'limits'", keys, N_LIMITS, values))
+		return;
+	for (int i = 0; i < N_LIMITS; i++) {
+		if (!values[i])
+			continue;
+		text = string_value(ld, values[i], keys[i]);
+		if (!text)
+			continue;
+		ret =
+		    !values[i]->plain ? -EINVAL
+		    : i == MEMORY ? memory_limit_parse(keys[i], text, &rule->limits.memory_mib, err,
+						       sizeof(err))
+		    : i == PIDS
+			? pids_limit_parse(keys[i], text, &rule->limits.pids, err, sizeof(err))
+			: cpu_limit_parse(keys[i], text, &rule->limits.cpu_milli, err, sizeof(err));
+		if (ret && !values[i]->plain)
+			diag(ld, values[i], "%s must be a number, not the string \"%.64s\"",
+			     keys[i], text);
+		else if (ret)
+			diag(ld, values[i], "%s", err);
+	}
+}
+
 enum rule_key {
 	RULE_NAME,
 	RULE_SELECTOR,
@@ -459,6 +496,7 @@ enum rule_key {
 	RULE_CONTAINER_ROOTS,
 	RULE_ALLOW_DEVICES,
 	RULE_CAPABILITIES,
+	RULE_LIMITS,
 	RULE_N_KEYS,
 };
 
@@ -478,6 +516,7 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_CONTAINER_ROOTS] = "container_roots",
 	    [RULE_ALLOW_DEVICES] = "allow_devices",
 	    [RULE_CAPABILITIES] = "capabilities",
+	    [RULE_LIMITS] = "limits",
 	};
 	const struct node *values[RULE_N_KEYS];
 
@@ -511,6 +550,14 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_container_roots(ld, values[RULE_CONTAINER_ROOTS], rule);
 	if (values[RULE_CAPABILITIES])
 		load_capabilities(ld, values[RULE_CAPABILITIES], rule);
+	if (values[RULE_LIMITS]) {
+		load_limits(ld, values[RULE_LIMITS], rule);
+		if (!rule->mandatory)
+			diag(ld, values[RULE_LIMITS],
+			     "'limits' needs 'mandatory: true': a run's own boundary replaces a "
+			     "rule "
+			     "that is not mandatory, whose limits would never hold");
+	}
 }
 
 /* A whole number in [min, max], written in base (8 for a mode), or false after reporting it. */

@@ -13,6 +13,7 @@
 
 #include "container_meta.h"
 #include "roots.h"
+#include "run_limits.h"
 
 #define POLICY_FILE_MAX	     (1024 * 1024)
 #define POLICY_MAX_RULES     4096
@@ -60,6 +61,7 @@ struct policy_rule {
 	bool no_network, allow_loopback; /* network: deny or loopback */
 	bool no_unix_outside;		 /* unix_outside: deny */
 	__u64 dropped_caps;		 /* capabilities: what the rule does not keep */
+	struct run_limits limits;	 /* the most each exec socket run it governs gets */
 	int line;			 /* where the rule starts, for messages */
 };
 

@@ -557,6 +557,42 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 	return 0;
 }
 
+/* One limit of cap that is lower than the run's own (0: none), or 0 when it is not. */
+static __u64 lower(__u64 own, __u64 cap)
+{
+	return cap && (!own || cap < own) ? cap : 0;
+}
+
+int exec_cgroup_lower(struct exec_cgroup *cg, const struct run_limits *limits, char *err,
+		      size_t errlen)
+{
+	struct run_limits lowered = {.memory_mib = lower(cg->limits.memory_mib, limits->memory_mib),
+				     .pids = lower(cg->limits.pids, limits->pids),
+				     .cpu_milli = lower(cg->limits.cpu_milli, limits->cpu_milli)};
+	char parent[PATH_MAX], *slash;
+	int r = 0;
+
+	snprintf(parent, sizeof(parent), "%s", cg->path);
+	slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	if (lowered.memory_mib) {
+		r = cgroup_delegate(parent, "memory", err, errlen);
+		if (!r)
+			r = cgroup_memory_limit_write_v2(cg->path, lowered.memory_mib, err, errlen);
+	}
+	if (!r)
+		r = delegate_v2_limits(parent, &lowered, err, errlen);
+	if (!r)
+		r = write_v2_limits(cg->path, &lowered, err, errlen);
+	if (r)
+		return r;
+	cg->limits.memory_mib = lowered.memory_mib ?: cg->limits.memory_mib;
+	cg->limits.pids = lowered.pids ?: cg->limits.pids;
+	cg->limits.cpu_milli = lowered.cpu_milli ?: cg->limits.cpu_milli;
+	return 0;
+}
+
 static int attach_to(const char *dir, pid_t pid, char *err, size_t errlen)
 {
 	char text[16];

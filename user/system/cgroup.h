@@ -54,6 +54,14 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 		       const struct run_limits *limits, struct exec_cgroup *cg, char *err,
 		       size_t errlen);
 
+/*
+ * Lowers the cgroup's limits to those of limits that are lower (or that it
+ * has none of), on cgroup2, before any process is in it: a host's cap over
+ * what a run asked. Returns 0, or negative errno with the reason in err.
+ */
+int exec_cgroup_lower(struct exec_cgroup *cg, const struct run_limits *limits, char *err,
+		      size_t errlen);
+
 /* Moves pid into the cgroup2 cgroup and the v1 memory cgroup (if any). */
 int exec_cgroup_attach(const struct exec_cgroup *cg, pid_t pid, char *err, size_t errlen);
 
