@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
 #include <cmocka.h>
@@ -77,8 +78,14 @@ static void test_each_counter_that_grew_is_one_typed_line(void **state)
 	struct limit_watch w;
 	struct limit_counts hits = {0};
 
-	assert_int_equal(limit_watch_open(&w, f->dir, "/jobs/cgward-1-2", 1000, false, -1), 0);
-	assert_true(limit_watch_fd(&w) >= 0);
+	/* The agent's way: watches on an inotify descriptor of its own (epoll takes no plain file).
+	 */
+	int agent_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	assert_true(agent_fd >= 0);
+	assert_int_equal(limit_watch_open(&w, f->dir, "/jobs/cgward-1-2", 1000, false, agent_fd),
+			 0);
+	assert_int_equal(limit_watch_fd(&w), -1);
 	limit_watch_report(&w, f->sink, &hits);
 	assert_string_equal(lines(f), "");
 
@@ -97,6 +104,7 @@ static void test_each_counter_that_grew_is_one_typed_line(void **state)
 	assert_non_null(strstr(lines(f), "\"limit\":\"pids\",\"event\":\"max\",\"count\":3,"));
 	assert_int_equal(hits.pids_max, 3);
 	limit_watch_close(&w);
+	assert_int_equal(close(agent_fd), 0); /* the agent's, left open by the watch */
 }
 
 static void test_cpu_throttling_is_reported_at_the_end(void **state)

@@ -68,7 +68,7 @@ static int adopt_run(const char *path, pid_t creator, void *arg)
 		return 0;
 	}
 	*run = (struct exec_service_run){
-	    .conn_fd = -1, .uid = uid, .setup_fd = -1, .limits.inotify_fd = -1};
+	    .conn_fd = -1, .uid = uid, .setup_fd = -1, .limits.notify_fd = -1};
 	run_core_init(&run->core, svc->maps, uid);
 	run->core.roots_elsewhere = true; /* installed by an earlier agent */
 	snprintf(run->core.cgroup.path, sizeof(run->core.cgroup.path), "%s", path);

@@ -580,7 +580,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		ret = -ENOMEM;
 	if (run) {
 		*run = (struct exec_service_run){
-		    .conn_fd = fd, .events_wd = -1, .setup_fd = -1, .limits.inotify_fd = -1};
+		    .conn_fd = fd, .events_wd = -1, .setup_fd = -1, .limits.notify_fd = -1};
 		run_core_init(&run->core, svc->maps, peer.uid);
 	}
 	if (ret)

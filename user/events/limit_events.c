@@ -6,67 +6,114 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 
 #include "limit_events.h"
 
-/* The value of key in a flat-keyed cgroup file ("key value" lines); 0 when absent. */
-static __u64 read_key(const char *dir, const char *file, const char *key)
-{
-	char path[PATH_MAX + 32], name[64];
-	unsigned long long value, found = 0;
-	FILE *f;
+static const char *const event_files[LIMIT_EVENT_FILES] = {
+    [LIMIT_MEMORY_EVENTS] = "memory.events",
+    [LIMIT_PIDS_EVENTS] = "pids.events",
+};
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %llu", name, &value) == 2) {
-		if (strcmp(name, key) == 0) {
-			found = value;
-			break;
-		}
+/* The value of key in a flat-keyed cgroup file open at fd ("key value" lines); 0 when absent. */
+static __u64 read_key_fd(int fd, const char *key)
+{
+	char text[1024], *line, *next;
+	size_t len = strlen(key);
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+
+	text[n > 0 ? n : 0] = '\0';
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, key, len) == 0 && line[len] == ' ')
+			return strtoull(line + len + 1, NULL, 10);
 	}
-	fclose(f);
-	return found;
+	return 0;
 }
 
-static void watch_file(struct limit_watch *w, const char *file, int *watched)
+/* The same, of the file name in dir. */
+static __u64 read_key(const char *dir, const char *name, const char *key)
+{
+	char path[PATH_MAX + 32];
+	__u64 value;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	value = read_key_fd(fd, key);
+	close(fd);
+	return value;
+}
+
+/* Its own descriptor: each .events file that exists, in an epoll woken by its changes. */
+static int watch_own(struct limit_watch *w)
+{
+	char path[PATH_MAX + 32];
+	int watched = 0;
+
+	w->notify_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->notify_fd < 0)
+		return -errno;
+	for (int i = 0; i < LIMIT_EVENT_FILES; i++) {
+		struct epoll_event ev = {.events = EPOLLPRI};
+
+		snprintf(path, sizeof(path), "%s/%s", w->dir, event_files[i]);
+		w->files[i] = open(path, O_RDONLY | O_CLOEXEC);
+		watched += w->files[i] >= 0 &&
+			   epoll_ctl(w->notify_fd, EPOLL_CTL_ADD, w->files[i], &ev) == 0;
+	}
+	if (watched == 0) {
+		close(w->notify_fd);
+		w->notify_fd = -1;
+	}
+	return 0;
+}
+
+/* The agent's descriptor: a watch on each .events file that exists. */
+static void watch_shared(struct limit_watch *w)
 {
 	char path[PATH_MAX + 32];
 
-	snprintf(path, sizeof(path), "%s/%s", w->dir, file);
-	*watched += inotify_add_watch(w->inotify_fd, path, IN_MODIFY) >= 0;
+	for (int i = 0; i < LIMIT_EVENT_FILES; i++) {
+		snprintf(path, sizeof(path), "%s/%s", w->dir, event_files[i]);
+		inotify_add_watch(w->notify_fd, path, IN_MODIFY);
+	}
 }
 
 int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid,
 		     bool cpu_limited, int inotify_fd)
 {
-	int watched = 0;
-
-	*w = (struct limit_watch){.uid = uid,
-				  .cpu_limited = cpu_limited,
-				  .inotify_fd = inotify_fd,
-				  .owns_fd = inotify_fd < 0};
+	*w = (struct limit_watch){.notify_fd = inotify_fd,
+				  .owns_fd = inotify_fd < 0,
+				  .files = {-1, -1},
+				  .uid = uid,
+				  .cpu_limited = cpu_limited};
 	json_init(&w->line);
 	snprintf(w->dir, sizeof(w->dir), "%s", dir);
 	snprintf(w->cgroup, sizeof(w->cgroup), "%s", cgroup);
 	if (w->owns_fd)
-		w->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (w->inotify_fd < 0)
-		return -errno;
-	watch_file(w, "memory.events", &watched);
-	watch_file(w, "pids.events", &watched);
-	if (watched == 0 && w->owns_fd) {
-		close(w->inotify_fd);
-		w->inotify_fd = -1;
-	}
+		return watch_own(w);
+	watch_shared(w);
 	return 0;
 }
 
 int limit_watch_fd(const struct limit_watch *w)
 {
-	return w->owns_fd ? w->inotify_fd : -1;
+	return w->owns_fd ? w->notify_fd : -1;
+}
+
+/* A counter of one of the .events files, through its own descriptor if it has one. */
+static __u64 event_counter(const struct limit_watch *w, int file, const char *key)
+{
+	return w->files[file] >= 0 ? read_key_fd(w->files[file], key)
+				   : read_key(w->dir, event_files[file], key);
 }
 
 /* A line's first members: when, which limit, what happened, the kernel's count. */
@@ -114,19 +161,18 @@ static void report_counter(struct limit_watch *w, FILE *sink, const char *limit,
 
 void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *hits)
 {
-	char drained[4096];
+	struct epoll_event ready[LIMIT_EVENT_FILES];
 
-	bool changed = !w->owns_fd;
-
-	if (w->inotify_fd < 0)
+	if (w->notify_fd < 0)
 		return;
-	while (w->owns_fd && read(w->inotify_fd, drained, sizeof(drained)) > 0)
-		changed = true;
-	if (!changed)
-		return; /* the files are read only when the kernel said one changed */
-	report_counter(w, sink, "memory", "oom_kill", read_key(w->dir, "memory.events", "oom_kill"),
-		       &w->reported.oom_kill, hits ? &hits->oom_kill : NULL);
-	report_counter(w, sink, "pids", "max", read_key(w->dir, "pids.events", "max"),
+	/* Its own: the files are read only when the kernel said one changed (reading re-arms it).
+	 */
+	if (w->owns_fd && epoll_wait(w->notify_fd, ready, LIMIT_EVENT_FILES, 0) <= 0)
+		return;
+	report_counter(w, sink, "memory", "oom_kill",
+		       event_counter(w, LIMIT_MEMORY_EVENTS, "oom_kill"), &w->reported.oom_kill,
+		       hits ? &hits->oom_kill : NULL);
+	report_counter(w, sink, "pids", "max", event_counter(w, LIMIT_PIDS_EVENTS, "max"),
 		       &w->reported.pids_max, hits ? &hits->pids_max : NULL);
 }
 
@@ -151,8 +197,13 @@ void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hit
 
 void limit_watch_close(struct limit_watch *w)
 {
-	if (w->owns_fd && w->inotify_fd >= 0)
-		close(w->inotify_fd);
-	w->inotify_fd = -1;
+	for (int i = 0; w->owns_fd && i < LIMIT_EVENT_FILES; i++) {
+		if (w->files[i] >= 0)
+			close(w->files[i]);
+		w->files[i] = -1;
+	}
+	if (w->owns_fd && w->notify_fd >= 0)
+		close(w->notify_fd);
+	w->notify_fd = -1;
 	json_free(&w->line);
 }

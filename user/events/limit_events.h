@@ -25,22 +25,33 @@ struct limit_counts {
 	__u64 cpu_throttled; /* cpu.stat nr_throttled: periods that ran out of quota */
 };
 
+/* The .events files watched, in struct limit_watch's files. */
+enum { LIMIT_MEMORY_EVENTS, LIMIT_PIDS_EVENTS, LIMIT_EVENT_FILES };
+
 struct limit_watch {
-	int inotify_fd;	       /* -1 when neither file exists (no controller below the parent) */
-	bool owns_fd;	       /* its own, or the agent's, shared by its runs */
-	char dir[PATH_MAX];    /* the run's cgroup2 directory */
-	char cgroup[PATH_MAX]; /* the same, as events name it */
-	long long uid;	       /* the run's owner, in the agent's lines; -1: none */
-	bool cpu_limited;      /* it has a cpu.max of its own: its cpu.stat is read at the end */
+	/*
+	 * Its own: an epoll of the .events files, which cgroupfs wakes with
+	 * EPOLLPRI on each change (an inotify instance would cost its closer
+	 * an SRCU grace period once the cgroup is gone). Shared: the agent's
+	 * inotify descriptor, which has a watch on each. -1 when neither file
+	 * exists (no controller in the run's cgroup).
+	 */
+	int notify_fd;
+	bool owns_fd;
+	int files[LIMIT_EVENT_FILES]; /* its own: the .events files, read with pread; -1 */
+	char dir[PATH_MAX];	      /* the run's cgroup2 directory */
+	char cgroup[PATH_MAX];	      /* the same, as events name it */
+	long long uid;		      /* the run's owner, in the agent's lines; -1: none */
+	bool cpu_limited; /* it has a cpu.max of its own: its cpu.stat is read at the end */
 	struct limit_counts reported;
 	struct json_buf line;
 };
 
 /*
- * Watches dir (named cgroup in the events), with an inotify descriptor of
- * its own when inotify_fd is -1, else on inotify_fd (the agent's, for all
- * its runs: it reports every run's on each of its wake-ups). Returns 0 or
- * -errno.
+ * Watches dir (named cgroup in the events): with a descriptor of its own
+ * when inotify_fd is -1, else with watches on inotify_fd (the agent's, for
+ * all its runs: it reports every run's on each of its wake-ups). Returns 0
+ * or -errno.
  */
 int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid,
 		     bool cpu_limited, int inotify_fd);

@@ -655,7 +655,7 @@ int exec_run(const struct exec_request *req)
 			      .grant.exit_fd = -1,
 			      .signal_fd = -1,
 			      .epoll_fd = -1,
-			      .limits.inotify_fd = -1,
+			      .limits.notify_fd = -1,
 			      .core.ring_fd = -1,
 			      .agent_ring_fd = -1};
 	int status;
