@@ -78,10 +78,17 @@ user_agent_stop() {
 	return $status
 }
 
+# events_of TEXT: the JSON events in TEXT (stderr), a line each. An event may
+# follow the command's own message on its line: dash writes a message's
+# newline apart, and the run's events share its stderr.
+events_of() {
+	grep -o '{"time":.*}' <<<"$1"
+}
+
 # expect_user_deny STDERR PATH: the deny event of PATH, on the user's stderr, with
 # the user's uid and a run's cgroup of the user's; no message of cgward's.
 expect_user_deny() {
-	grep '^{' <<<"$1" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$2\"
+	events_of "$1" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$2\"
 		and .uid == $USER_UID and (.cgroup | test(\"/cgward-[0-9]+-[0-9a-f]+$\")))" \
 		>/dev/null || fail "no deny event on stderr: $1"
 	[ "$(grep -c '^cgward:' <<<"$1")" -eq 0 ] || fail "cgward's messages: $1"
@@ -134,7 +141,7 @@ test_exec_user_capabilities_are_the_runs() {
 	chmod 4755 "$T/hostname"
 	err=$(as_user "$CGWARD" exec --root "$UW" -- "$T/hostname" "$name" 2>&1) || status=$?
 	[ "$status" -ne 0 ] || fail "sethostname through the socket succeeded: $err"
-	grep '^{' <<<"$err" | jq -s -e "any(.[]; .op == \"capability\"
+	events_of "$err" | jq -s -e "any(.[]; .op == \"capability\"
 		and .capability == \"CAP_SYS_ADMIN\" and .uid == $USER_UID)" >/dev/null ||
 		fail "no capability event on stderr: $err"
 	# The same name again: allowed with the capability, and nothing changes.
@@ -353,7 +360,7 @@ test_exec_user_agent_restart_keeps_the_run_confined() {
 	wait "$client" || true
 	expect_absent "$UO/out"
 	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
-	grep '^{' "$T/client.err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\")" \
+	events_of "$(cat "$T/client.err")" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UO/out\")" \
 		>/dev/null || fail "no deny event: $(cat "$T/client.err")"
 	# The new agent answered the end (and the lost count) for the old one.
 	! grep -F "cgward:" "$T/client.err" || fail "client: $(cat "$T/client.err")"
@@ -375,7 +382,7 @@ test_exec_user_mandatory_rule_holds_from_the_first_run() {
 	[ "$status" -ne 0 ] || fail "the write outside the mandatory root succeeded: $err"
 	expect_content "$UW/m/in" in
 	expect_absent "$UW/out"
-	grep '^{' <<<"$err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UW/out\")" \
+	events_of "$err" | jq -s -e "any(.[]; .verdict == \"deny\" and .path == \"$UW/out\")" \
 		>/dev/null || fail "no deny event on the user's stderr: $err"
 	# The agent's line names the rule, and the run's cgroup.
 	wait_line "$AEV" "\"path\":\"$UW/out\""

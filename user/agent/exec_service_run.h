@@ -28,6 +28,7 @@ struct exec_service_run {
 	bool spawned;		   /* the agent's own command (exec_spawn.h): private roots too */
 	int setup_fd;		   /* spawned: open until its command is in the cgroup; -1 */
 	struct limit_watch limits; /* its own limits hit: on the service's inotify descriptor */
+	struct limit_final final;  /* read at its end, for its caller's answer */
 };
 
 /* A user's runs and request tokens (refilled at requests_per_second, up to request_burst). */

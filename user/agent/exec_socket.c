@@ -441,7 +441,8 @@ static void end_cgroup(struct exec_service *svc, struct exec_service_run *run, b
 {
 	char err[PATH_MAX + 128];
 
-	limit_watch_end(&run->limits, svc->sink, &svc->limit_hits);
+	limit_watch_read_final(&run->limits, &run->final);
+	limit_watch_report_final(&run->limits, svc->sink, &run->final, &svc->limit_hits);
 	if (run_core_end(&run->core, oom_killed, err, sizeof(err)))
 		fprintf(stderr, "cgward: agent: exec socket: %s\n", err);
 }
@@ -718,13 +719,24 @@ static void read_pending(struct exec_service *svc, size_t i)
 	serve_request(svc, fd, text, fds, n_fds);
 }
 
-/* The answer to the caller's end. */
-static void answer_end(int conn_fd, __u64 lost, bool oom)
+/* The answer to the caller's end: with the run's limit counters, read before its cgroup went. */
+static void answer_end(int conn_fd, __u64 lost, bool oom, const struct limit_final *final)
 {
-	char text[128];
+	char text[320];
+	int len = snprintf(text, sizeof(text), "{\"events_lost\":%llu,\"oom_killed\":%s",
+			   (unsigned long long)lost, oom ? "true" : "false");
 
-	snprintf(text, sizeof(text), "{\"events_lost\":%llu,\"oom_killed\":%s}",
-		 (unsigned long long)lost, oom ? "true" : "false");
+	if (final)
+		len +=
+		    snprintf(text + len, sizeof(text) - (size_t)len,
+			     ",\"limits\":{\"oom_kill\":%llu,\"pids_max\":%llu,"
+			     "\"cpu_throttled\":%llu,\"throttled_usec\":%llu,\"usage_usec\":%llu}",
+			     (unsigned long long) final->counts.oom_kill,
+			     (unsigned long long) final->counts.pids_max,
+			     (unsigned long long) final->counts.cpu_throttled,
+			     (unsigned long long) final->throttled_usec,
+			     (unsigned long long) final->usage_usec);
+	snprintf(text + len, sizeof(text) - (size_t)len, "}");
 	exec_message_send(conn_fd, text, strlen(text), NULL, 0);
 }
 
@@ -793,7 +805,7 @@ void exec_service_end_run(struct exec_service *svc, size_t i)
 	end_cgroup(svc, run, &oom);
 	lost = run_core_events_lost(&run->core);
 	if (conn_fd >= 0) {
-		answer_end(conn_fd, lost, oom);
+		answer_end(conn_fd, lost, oom, &run->final);
 		drain_run(svc, run);
 		return;
 	}
@@ -825,7 +837,7 @@ static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup
 
 		if (ended->cgroup && ended->uid == peer->uid &&
 		    strcmp(ended->cgroup, cgroup) == 0) {
-			answer_end(fd, ended->events_lost, ended->oom_killed);
+			answer_end(fd, ended->events_lost, ended->oom_killed, NULL);
 			close(fd);
 			free(ended->cgroup);
 			ended->cgroup = NULL;

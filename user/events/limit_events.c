@@ -159,9 +159,27 @@ static void report_counter(struct limit_watch *w, FILE *sink, const char *limit,
 	end_hit(w, sink);
 }
 
+/* The .events counters read now. */
+static void read_events(const struct limit_watch *w, struct limit_counts *counts)
+{
+	counts->oom_kill = event_counter(w, LIMIT_MEMORY_EVENTS, "oom_kill");
+	counts->pids_max = event_counter(w, LIMIT_PIDS_EVENTS, "max");
+}
+
+/* A line for each .events counter of counts that grew. */
+static void report_events(struct limit_watch *w, FILE *sink, const struct limit_counts *counts,
+			  struct limit_counts *hits)
+{
+	report_counter(w, sink, "memory", "oom_kill", counts->oom_kill, &w->reported.oom_kill,
+		       hits ? &hits->oom_kill : NULL);
+	report_counter(w, sink, "pids", "max", counts->pids_max, &w->reported.pids_max,
+		       hits ? &hits->pids_max : NULL);
+}
+
 void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *hits)
 {
 	struct epoll_event ready[LIMIT_EVENT_FILES];
+	struct limit_counts now;
 
 	if (w->notify_fd < 0)
 		return;
@@ -169,30 +187,53 @@ void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *
 	 */
 	if (w->owns_fd && epoll_wait(w->notify_fd, ready, LIMIT_EVENT_FILES, 0) <= 0)
 		return;
-	report_counter(w, sink, "memory", "oom_kill",
-		       event_counter(w, LIMIT_MEMORY_EVENTS, "oom_kill"), &w->reported.oom_kill,
-		       hits ? &hits->oom_kill : NULL);
-	report_counter(w, sink, "pids", "max", event_counter(w, LIMIT_PIDS_EVENTS, "max"),
-		       &w->reported.pids_max, hits ? &hits->pids_max : NULL);
+	read_events(w, &now);
+	report_events(w, sink, &now, hits);
 }
 
-void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hits)
+void limit_watch_read_final(struct limit_watch *w, struct limit_final *final)
 {
-	__u64 throttled;
+	char path[PATH_MAX + 16];
+	int fd;
 
-	limit_watch_report(w, sink, hits);
+	*final = (struct limit_final){0};
+	if (w->notify_fd >= 0)
+		read_events(w, &final->counts);
 	if (!w->cpu_limited)
 		return;
-	throttled = read_key(w->dir, "cpu.stat", "nr_throttled");
+	snprintf(path, sizeof(path), "%s/cpu.stat", w->dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	final->counts.cpu_throttled = read_key_fd(fd, "nr_throttled");
+	final->throttled_usec = read_key_fd(fd, "throttled_usec");
+	final->usage_usec = read_key_fd(fd, "usage_usec");
+	close(fd);
+}
+
+void limit_watch_report_final(struct limit_watch *w, FILE *sink, const struct limit_final *final,
+			      struct limit_counts *hits)
+{
+	__u64 throttled = final->counts.cpu_throttled;
+
+	report_events(w, sink, &final->counts, hits);
 	if (throttled <= w->reported.cpu_throttled)
 		return;
 	if (hits)
 		hits->cpu_throttled += throttled - w->reported.cpu_throttled;
 	w->reported.cpu_throttled = throttled;
 	begin_hit(w, "cpu", "throttled", throttled);
-	json_key_u64(&w->line, "throttled_usec", read_key(w->dir, "cpu.stat", "throttled_usec"));
-	json_key_u64(&w->line, "usage_usec", read_key(w->dir, "cpu.stat", "usage_usec"));
+	json_key_u64(&w->line, "throttled_usec", final->throttled_usec);
+	json_key_u64(&w->line, "usage_usec", final->usage_usec);
 	end_hit(w, sink);
+}
+
+void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hits)
+{
+	struct limit_final final;
+
+	limit_watch_read_final(w, &final);
+	limit_watch_report_final(w, sink, &final, hits);
 }
 
 void limit_watch_close(struct limit_watch *w)

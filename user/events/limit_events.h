@@ -25,6 +25,12 @@ struct limit_counts {
 	__u64 cpu_throttled; /* cpu.stat nr_throttled: periods that ran out of quota */
 };
 
+/* A run's counters at its end, as the agent reads them for its caller too. */
+struct limit_final {
+	struct limit_counts counts;
+	__u64 throttled_usec, usage_usec; /* cpu.stat, with counts.cpu_throttled */
+};
+
 /* The .events files watched, in struct limit_watch's files. */
 enum { LIMIT_MEMORY_EVENTS, LIMIT_PIDS_EVENTS, LIMIT_EVENT_FILES };
 
@@ -67,10 +73,22 @@ int limit_watch_fd(const struct limit_watch *w);
 void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
 
 /*
- * At the run's end, before its cgroup is removed: a last report, then, for
- * a run with a cpu.max of its own, a "cpu" "throttled" line when it held
- * the run back (throttled_usec, usage_usec).
+ * At the run's end, before its cgroup is removed: its counters read into
+ * *final, notified or not (cgroupfs delays a notification that follows
+ * another within 20 ms: an OOM kill after memory.max was hit), cpu.stat's
+ * for a run with a cpu.max of its own.
  */
+void limit_watch_read_final(struct limit_watch *w, struct limit_final *final);
+
+/*
+ * The lines for what grew by *final (read here, or by the agent, which
+ * removes a socket run's cgroup): the counters' and, when cpu.max held the
+ * run back, a "cpu" "throttled" one (throttled_usec, usage_usec).
+ */
+void limit_watch_report_final(struct limit_watch *w, FILE *sink, const struct limit_final *final,
+			      struct limit_counts *hits);
+
+/* Both, for a run whose cgroup is read here. */
 void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
 
 void limit_watch_close(struct limit_watch *w);

@@ -299,9 +299,21 @@ int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome)
 }
 
 /* Sends an end (text) and reads the agent's answer; -ECONNRESET when the agent is gone. */
-static int ask_end(int fd, const char *text, __u64 *events_lost, bool *oom_killed)
+/* The run's limit counters in the agent's answer; zeros when it has none (an ended run's). */
+static void read_final(json_t *limits, struct limit_final *final)
 {
-	char reply[256];
+	*final = (struct limit_final){
+	    .counts = {.oom_kill = (__u64)json_integer_value(json_object_get(limits, "oom_kill")),
+		       .pids_max = (__u64)json_integer_value(json_object_get(limits, "pids_max")),
+		       .cpu_throttled =
+			   (__u64)json_integer_value(json_object_get(limits, "cpu_throttled"))},
+	    .throttled_usec = (__u64)json_integer_value(json_object_get(limits, "throttled_usec")),
+	    .usage_usec = (__u64)json_integer_value(json_object_get(limits, "usage_usec"))};
+}
+
+static int ask_end(int fd, const char *text, struct exec_agent_end *end)
+{
+	char reply[512];
 	struct pollfd answer = {.fd = fd, .events = POLLIN};
 	json_t *json;
 	size_t n_fds;
@@ -325,17 +337,18 @@ static int ask_end(int fd, const char *text, __u64 *events_lost, bool *oom_kille
 		json_decref(json);
 		return -ESRCH;
 	}
-	*events_lost = (__u64)json_integer_value(json_object_get(json, "events_lost"));
-	*oom_killed = json_is_true(json_object_get(json, "oom_killed"));
+	end->events_lost = (__u64)json_integer_value(json_object_get(json, "events_lost"));
+	end->oom_killed = json_is_true(json_object_get(json, "oom_killed"));
+	read_final(json_object_get(json, "limits"), &end->limits);
 	json_decref(json);
 	return json ? 0 : -EPROTO;
 }
 
-int exec_agent_end(int fd, const char *cgroup, __u64 *events_lost, bool *oom_killed)
+int exec_agent_end(int fd, const char *cgroup, struct exec_agent_end *end)
 {
 	json_t *again;
 	char *text;
-	int ret = ask_end(fd, "{\"op\":\"end\"}", events_lost, oom_killed);
+	int ret = ask_end(fd, "{\"op\":\"end\"}", end);
 
 	if (ret != -ECONNRESET && ret != -EPIPE)
 		return ret;
@@ -344,7 +357,7 @@ int exec_agent_end(int fd, const char *cgroup, __u64 *events_lost, bool *oom_kil
 		return ret;
 	again = json_pack("{s:s, s:s}", "op", "end", "cgroup", cgroup);
 	text = again ? json_dumps(again, JSON_COMPACT) : NULL;
-	ret = text ? ask_end(fd, text, events_lost, oom_killed) : -ENOMEM;
+	ret = text ? ask_end(fd, text, end) : -ENOMEM;
 	free(text);
 	json_decref(again);
 	close(fd);

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "roots.h"
+#include "limit_events.h"
 #include "run_limits.h"
 
 /* The environment variable that names another exec socket than EXEC_SOCKET_PATH. */
@@ -64,13 +65,20 @@ int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_age
  */
 int exec_agent_read_exit(int exit_fd, struct exec_agent_exit *outcome);
 
+/* The agent's answer at a run's end. */
+struct exec_agent_end {
+	__u64 events_lost;
+	bool oom_killed;
+	struct limit_final limits; /* its limit counters, read before its cgroup went */
+};
+
 /*
  * Tells the agent the run is over: it kills what is left of it and removes
- * its cgroup, then says how many events were lost and whether the OOM killer
- * struck. When the agent was restarted meanwhile, asks the new one, which
- * adopted the run, by the run's cgroup (the grant's). -errno when no agent
- * answered.
+ * its cgroup, then says how many events were lost, whether the OOM killer
+ * struck, and the run's limit counters. When the agent was restarted
+ * meanwhile, asks the new one, which adopted the run, by the run's cgroup
+ * (the grant's). -errno when no agent answered.
  */
-int exec_agent_end(int fd, const char *cgroup, __u64 *events_lost, bool *oom_killed);
+int exec_agent_end(int fd, const char *cgroup, struct exec_agent_end *end);
 
 #endif

@@ -22,8 +22,10 @@
  * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer.
  * Then the caller's {"op": "end"} once its command is over (or it was told
  * to stop): the agent kills what is left, removes the cgroup and answers
- * {"events_lost", "oom_killed"}. A caller whose agent was restarted asks the
- * new one on a new connection: {"op": "end", "cgroup"} (the grant's), same
+ * {"events_lost", "oom_killed", "limits": {"oom_kill", "pids_max",
+ * "cpu_throttled", "throttled_usec", "usage_usec"}} (the run's counters,
+ * read before its cgroup went; no "limits" for a run that ended unanswered). A caller whose agent
+ * was restarted asks the new one on a new connection: {"op": "end", "cgroup"} (the grant's), same
  * answer, or {"error"} when no run of its uid has that cgroup.
  */
 #ifndef CGWARD_EXEC_MESSAGE_H

@@ -36,8 +36,7 @@ struct execution {
 	bool via_agent;
 	int agent_fd;
 	struct exec_agent_grant grant;
-	__u64 agent_events_lost;
-	bool agent_oom_killed;
+	struct exec_agent_end agent_end;
 	struct root_spec roots[EXEC_MAX_ROOTS];
 	size_t n_roots;
 	struct root_spec unix_sockets[EXEC_MAX_ROOTS]; /* --allow-unix */
@@ -199,7 +198,7 @@ static __u64 exec_events_lost(void *arg)
 {
 	const struct execution *x = arg;
 
-	return x->via_agent ? x->agent_events_lost : run_core_events_lost(&x->core);
+	return x->via_agent ? x->agent_end.events_lost : run_core_events_lost(&x->core);
 }
 
 /*
@@ -569,16 +568,16 @@ static int tear_down_through_agent(struct execution *x, int status)
 	int ret = 0;
 
 	if (x->events_open) {
-		limit_watch_end(&x->limits, x->sink,
-				NULL); /* before the agent removes the cgroup */
-		ret = exec_agent_end(x->agent_fd, x->grant.cgroup, &x->agent_events_lost,
-				     &x->agent_oom_killed);
+		ret = exec_agent_end(x->agent_fd, x->grant.cgroup, &x->agent_end);
 		event_stream_drain(&x->events);
+		/* The agent read the counters before it removed the cgroup, maybe before we could.
+		 */
+		limit_watch_report_final(&x->limits, x->sink, &x->agent_end.limits, NULL);
 	}
 	if (ret)
 		fprintf(stderr, "cgward: exec: the agent did not confirm the run's end: %s\n",
 			strerror(-ret));
-	if (x->agent_oom_killed)
+	if (x->agent_end.oom_killed)
 		return oom_killed_status(x);
 	return status;
 }
