@@ -258,3 +258,32 @@ test_placement_own_limit_beneath_a_busy_caller() {
 	grep -qw memory "$CALLER/cgroup.subtree_control" || fail "memory not delegated in $CALLER"
 	expect_no_runs_within "$CALLER"
 }
+
+# A caller in a subtree delegated to its user (systemd's user@UID.service):
+# the run goes beside the subtree, where the user cannot write a common
+# ancestor's cgroup.procs, so it cannot move the run's processes out.
+test_placement_user_run_stays_out_of_a_subtree_the_user_owns() {
+	local delegated run_pid err status=0
+	placement_dirs user
+	layout session
+	delegated=$LIMITED/user@$USER_UID.service
+	mkdir -p "$delegated/app"
+	chown "$USER_UID:$USER_UID" "$delegated" "$delegated/cgroup.procs" "$delegated/app" \
+		"$delegated/app/cgroup.procs"
+	CALLER=$delegated/app
+	as_caller user "$CGWARD" exec --root "$WD" -- \
+		sh -c "echo \$\$ >$WD/pid; sed -n 's/^0:://p' /proc/self/cgroup >$WD/cg;
+		       while [ ! -e $WD/go ]; do sleep 0.1; done" >/dev/null 2>&1 &
+	wait_file "$WD/pid"
+	wait_file "$WD/cg"
+	run_pid=$(cat "$WD/pid")
+	[[ "$CG2$(cat "$WD/cg")" == "$LIMITED"/cgward-[0-9]* ]] ||
+		fail "the run is in $(cat "$WD/cg"), not beside the user's subtree in $LIMITED"
+	# The user moves the run's command into a cgroup it owns: refused.
+	err=$("${AS_USER[@]}" sh -c "echo $run_pid >$delegated/app/cgroup.procs" 2>&1) || status=$?
+	[ "$status" -ne 0 ] || fail "the user moved the run's process out of its cgroup"
+	grep -q "^0::$(cat "$WD/cg")\$" "/proc/$run_pid/cgroup" ||
+		fail "the run's process left its cgroup: $(cat "/proc/$run_pid/cgroup"); $err"
+	touch "$WD/go"
+	wait_runs_gone "$LIMITED"
+}

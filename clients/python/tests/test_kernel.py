@@ -5,6 +5,7 @@ tests/vm/run). CGWARD names the binary (default: cgward on PATH).
 
 import asyncio
 import os
+import shutil
 import time
 
 import pytest
@@ -109,7 +110,9 @@ def test_private_tmp_network_and_memory_options_reach_the_run(dirs):
     assert [(d["op"], d["reason"]) for d in result.denies] == [("connect", "network")]
 
 
-# The integration suite's fork counter: children that wait for DIR/go.
+# The integration suite's fork counter: children that wait for DIR/go. It is
+# copied into the run's cwd: a tree under /tmp or /var/tmp is hidden from a
+# run with its own private /tmp and /var/tmp.
 FORKS = os.path.join(os.path.dirname(__file__), "../../../tests/integration/forks.py")
 
 BUSY = """
@@ -126,8 +129,9 @@ def hits(result):
 
 def test_limits_stop_the_run_with_their_typed_events(dirs):
     work, _ = dirs
+    shutil.copy(FORKS, work / "forks.py")
     result = sandbox(work, pids_limit=16).run(
-        ["sh", "-c", f"/usr/bin/python3 {FORKS} .; touch go"]
+        ["sh", "-c", "/usr/bin/python3 forks.py .; touch go"]
     )
     assert int(result.stdout) < 16, result
     assert hits(result) == [("pids", "max")]
