@@ -570,8 +570,7 @@ static int tear_down_through_agent(struct execution *x, int status)
 	if (x->events_open) {
 		ret = exec_agent_end(x->agent_fd, x->grant.cgroup, &x->agent_end);
 		event_stream_drain(&x->events);
-		/* The agent read the counters before it removed the cgroup, maybe before we could.
-		 */
+		/* The agent read the counters before it removed the cgroup, before we might. */
 		limit_watch_report_final(&x->limits, x->sink, &x->agent_end.limits, NULL);
 	}
 	if (ret)
