@@ -4,8 +4,6 @@
  * that was killed: still confined, found by their cgroups wherever their
  * callers were, and adopted so that each ends as the runs of this agent do.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +15,7 @@
 #include "cgward_abi.h"
 #include "exec_service_run.h"
 #include "exec_socket.h"
+#include "gc.h"
 #include "proc_field.h"
 
 /* Whose run it is: the real uid of a process in it (none: it ends at once, uid 0). */
@@ -54,7 +53,7 @@ static int adopt_run(const char *path, pid_t creator, void *arg)
 	uid_t uid;
 
 	/* An agent that is pid 1 of its container has its predecessor's pid. */
-	bool gone = creator == getpid() || (kill(creator, 0) && errno == ESRCH);
+	bool gone = creator == getpid() || !exec_creator_alive((__u32)creator);
 
 	if (creator <= 0 || !gone || cgroup_read_id(path, &id) ||
 	    policy_maps_get_binding(svc->maps, id, &binding) ||

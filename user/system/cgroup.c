@@ -481,22 +481,29 @@ int cgroup_memory_limit_write_v1(const char *dir, __u64 mib, char *err, size_t e
 	return r ? r : write_limit(dir, "memory.memsw.limit_in_bytes", bytes, true, err, errlen);
 }
 
-/* pids.max and cpu.max, on cgroup2 only: the controllers delegated to parent first. */
+/* The controllers of a run's cgroup2 limits, delegated by parent: memory, pids, cpu. */
 static int delegate_v2_limits(const char *parent, const struct run_limits *limits, char *err,
 			      size_t errlen)
 {
-	int r = limits->pids ? cgroup_delegate(parent, "pids", err, errlen) : 0;
+	int r = limits->memory_mib ? cgroup_delegate(parent, "memory", err, errlen) : 0;
 
-	return r == 0 && limits->cpu_milli ? cgroup_delegate(parent, "cpu", err, errlen) : r;
+	if (r == 0 && limits->pids)
+		r = cgroup_delegate(parent, "pids", err, errlen);
+	if (r == 0 && limits->cpu_milli)
+		r = cgroup_delegate(parent, "cpu", err, errlen);
+	return r;
 }
 
+/* A run's cgroup2 limits: memory.max (and memory.swap.max), pids.max, cpu.max. */
 static int write_v2_limits(const char *dir, const struct run_limits *limits, char *err,
 			   size_t errlen)
 {
 	char value[64];
-	int r = 0;
+	int r = limits->memory_mib
+		    ? cgroup_memory_limit_write_v2(dir, limits->memory_mib, err, errlen)
+		    : 0;
 
-	if (limits->pids) {
+	if (r == 0 && limits->pids) {
 		snprintf(value, sizeof(value), "%" PRIu64, (uint64_t)limits->pids);
 		r = write_limit(dir, "pids.max", value, false, err, errlen);
 	}
@@ -516,20 +523,20 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 		       size_t errlen)
 {
 	bool memory_v1 = limits->memory_mib > 0 && layout->memory_v1[0];
-	bool memory_v2 = limits->memory_mib > 0 && !layout->memory_v1[0];
+	struct run_limits v2 = *limits; /* those on cgroup2: memory too, unless it is on v1 */
 	char memory_parent[PATH_MAX];
-	int r;
+	int r = 0;
 
 	memset(cg, 0, sizeof(*cg));
 	if (!parent)
 		parent = layout->unified;
-	if (memory_v1)
+	if (memory_v1) {
+		v2.memory_mib = 0;
 		r = cgroup_memory_v1_self(layout, memory_parent, sizeof(memory_parent), err,
 					  errlen);
-	else
-		r = memory_v2 ? cgroup_delegate(parent, "memory", err, errlen) : 0;
+	}
 	if (!r)
-		r = delegate_v2_limits(parent, limits, err, errlen);
+		r = delegate_v2_limits(parent, &v2, err, errlen);
 	if (!r)
 		r = make_dirs(parent, memory_v1 ? memory_parent : NULL, cg, err, errlen);
 	if (r)
@@ -541,10 +548,8 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 			 strerror(-r));
 	else if (memory_v1)
 		r = cgroup_memory_limit_write_v1(cg->memory_path, limits->memory_mib, err, errlen);
-	else if (memory_v2)
-		r = cgroup_memory_limit_write_v2(cg->path, limits->memory_mib, err, errlen);
 	if (!r)
-		r = write_v2_limits(cg->path, limits, err, errlen);
+		r = write_v2_limits(cg->path, &v2, err, errlen);
 	if (r) {
 		/* Nothing has joined them yet, so they are empty and rmdir succeeds. */
 		rmdir(cg->path);
@@ -570,19 +575,13 @@ int exec_cgroup_lower(struct exec_cgroup *cg, const struct run_limits *limits, c
 				     .pids = lower(cg->limits.pids, limits->pids),
 				     .cpu_milli = lower(cg->limits.cpu_milli, limits->cpu_milli)};
 	char parent[PATH_MAX], *slash;
-	int r = 0;
+	int r;
 
 	snprintf(parent, sizeof(parent), "%s", cg->path);
 	slash = strrchr(parent, '/');
 	if (slash)
 		*slash = '\0';
-	if (lowered.memory_mib) {
-		r = cgroup_delegate(parent, "memory", err, errlen);
-		if (!r)
-			r = cgroup_memory_limit_write_v2(cg->path, lowered.memory_mib, err, errlen);
-	}
-	if (!r)
-		r = delegate_v2_limits(parent, &lowered, err, errlen);
+	r = delegate_v2_limits(parent, &lowered, err, errlen);
 	if (!r)
 		r = write_v2_limits(cg->path, &lowered, err, errlen);
 	if (r)

@@ -6,11 +6,7 @@
 #include "cgroup_placement.h"
 #include "gc.h"
 
-/*
- * The creator's pid is in the name: while it lives, the cgroup is a running
- * cgward's. EPERM still means the process exists.
- */
-static bool creator_alive(__u32 creator)
+bool exec_creator_alive(__u32 creator)
 {
 	return creator && (!kill((pid_t)creator, 0) || errno == EPERM);
 }
@@ -26,7 +22,7 @@ static int collect_run(const char *path, pid_t creator, void *arg)
 	struct collection *c = arg;
 	int r;
 
-	if (creator_alive((__u32)creator))
+	if (exec_creator_alive((__u32)creator))
 		return 0;
 	r = c->dry_run ? 0 : cgroup_remove_tree(path);
 	/* Its processes outlived their cgward: they run on, confined, until they exit. */
@@ -80,5 +76,5 @@ static void print_removed_policy(__u32 policy_id, void *arg)
 
 int exec_policies_gc(const struct policy_maps *maps, FILE *out)
 {
-	return policy_maps_collect_execs(maps, creator_alive, print_removed_policy, out);
+	return policy_maps_collect_execs(maps, exec_creator_alive, print_removed_policy, out);
 }

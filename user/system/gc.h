@@ -20,6 +20,12 @@
 int cgroup_gc(const struct cgroup_layout *layout, const char *parent, bool dry_run, FILE *out);
 
 /*
+ * Whether the cgward whose pid a run's cgroup name (or its policy) holds is
+ * alive: while it is, the run is its. EPERM still means the process exists.
+ */
+bool exec_creator_alive(__u32 creator);
+
+/*
  * Removes the exec policies from the plane's maps that no cgroup is bound to
  * any more and whose cgward is gone, printing "policy ID" a line to out.
  * Returns how many, or negative errno.
