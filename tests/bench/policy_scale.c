@@ -148,7 +148,8 @@ static int run_enforced(const struct policy_maps *maps, const struct scale_optio
 
 	ret = cgroup_layout_detect("/proc/self/mountinfo", &layout);
 	if (ret == 0)
-		ret = exec_cgroup_create(&layout, NULL, 0, &cgroup, err, sizeof(err));
+		ret = exec_cgroup_create(&layout, NULL, &(struct run_limits){0}, 0, &cgroup, err,
+					 sizeof(err));
 	else
 		snprintf(err, sizeof(err), "no cgroup2 hierarchy: %s", strerror(-ret));
 	if (ret) {

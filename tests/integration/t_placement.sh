@@ -259,6 +259,36 @@ test_placement_own_limit_beneath_a_busy_caller() {
 	expect_no_runs_within "$CALLER"
 }
 
+# An ordinary user's own limit from a cgroup that also holds another user's
+# process (a service running jobs as nobody): the agent does not move that
+# process into a leaf (it would break the unit's service manager), and says
+# so. Once the cgroup holds only the user's processes, the run goes ahead.
+test_placement_user_limit_never_moves_another_users_process() {
+	local other err where status=0
+	placement_dirs user
+	layout service
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec sleep 600' "$CALLER" &
+	other=$!
+	for _ in $(seq 600); do
+		grep -qx "$other" "$CALLER/cgroup.procs" && break
+		sleep 0.1
+	done
+	grep -qx "$other" "$CALLER/cgroup.procs" || fail "root's sleep never joined $CALLER"
+	err=$(as_caller user "$CGWARD" exec --root "$WD" --memory 32 -- touch "$WD/ran" 2>&1) ||
+		status=$?
+	where=$(sed -n 's/^0:://p' "/proc/$other/cgroup")
+	kill "$other"
+	wait "$other" 2>/dev/null || true # killed
+	[ "$status" -ne 0 ] || fail "the run started beside another user's process"
+	expect_absent "$WD/ran"
+	[[ $err == *"holds processes of other users"* ]] || fail "no reason given: $err"
+	[ "$CG2$where" = "$CALLER" ] || fail "root's process was moved from $CALLER to $where"
+	as_caller user "$CGWARD" exec --root "$WD" --memory 32 -- touch "$WD/ran" ||
+		fail "the run failed with only the user's processes in $CALLER"
+	[ -e "$WD/ran" ] || fail "the run did not write $WD/ran"
+	wait_runs_gone "$CALLER"
+}
+
 # A caller in a subtree delegated to its user (systemd's user@UID.service):
 # the run goes beside the subtree, where the user cannot write a common
 # ancestor's cgroup.procs, so it cannot move the run's processes out.

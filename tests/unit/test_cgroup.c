@@ -301,8 +301,8 @@ static void test_create_makes_a_named_directory_under_parent(void **state)
 	struct stat st;
 	pid_t creator;
 
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, &NO_LIMITS, &cg, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    exec_cgroup_create(&root->layout, NULL, &NO_LIMITS, 0, &cg, err, sizeof(err)), 0);
 	assert_memory_equal(cg.path, root->layout.unified, prefix);
 	assert_int_equal(cg.path[prefix], '/');
 	assert_true(exec_cgroup_name_parse(cg.path + prefix + 1, &creator));
@@ -322,10 +322,10 @@ static void test_two_creates_give_distinct_cgroups(void **state)
 	char err[256];
 
 	make_dir(under(root, "parent"));
-	assert_int_equal(exec_cgroup_create(&root->layout, under(root, "parent"), &NO_LIMITS,
+	assert_int_equal(exec_cgroup_create(&root->layout, under(root, "parent"), &NO_LIMITS, 0,
 					    &first, err, sizeof(err)),
 			 0);
-	assert_int_equal(exec_cgroup_create(&root->layout, under(root, "parent"), &NO_LIMITS,
+	assert_int_equal(exec_cgroup_create(&root->layout, under(root, "parent"), &NO_LIMITS, 0,
 					    &second, err, sizeof(err)),
 			 0);
 	assert_string_not_equal(first.path, second.path);
@@ -350,8 +350,8 @@ static void *create_many(void *arg)
 	int i;
 
 	for (i = 0; i < CREATES_PER_THREAD; i++)
-		job->failures +=
-		    exec_cgroup_create(job->layout, NULL, &NO_LIMITS, &cg, err, sizeof(err)) != 0;
+		job->failures += exec_cgroup_create(job->layout, NULL, &NO_LIMITS, 0, &cg, err,
+						    sizeof(err)) != 0;
 	return NULL;
 }
 
@@ -388,7 +388,7 @@ static const char *create_failing_on(struct fake_root *root, const char *subtree
 
 	format_fitting(subtree, sizeof(subtree), "%s/cgroup.subtree_control", root->layout.unified);
 	write_text(subtree, subtree_before);
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, limits, &cg, err, sizeof(err)),
+	assert_int_equal(exec_cgroup_create(&root->layout, NULL, limits, 0, &cg, err, sizeof(err)),
 			 -ENOENT);
 	format_fitting(expected, sizeof(expected), "could not set %s of cgroup ", file);
 	assert_non_null(strstr(err, expected));
@@ -425,7 +425,7 @@ static void test_v2_limit_without_subtree_control_fails_before_mkdir(void **stat
 		       "could not enable the memory controller in %s: No such file or directory",
 		       root->layout.unified);
 	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
-					    &(struct run_limits){.memory_mib = 1}, &cg, err,
+					    &(struct run_limits){.memory_mib = 1}, 0, &cg, err,
 					    sizeof(err)),
 			 -ENOENT);
 	assert_string_equal(err, expected);
@@ -475,7 +475,7 @@ static void test_hybrid_limit_makes_v1_cgroup_and_cleans_up_on_failure(void **st
 
 	make_hybrid(root);
 	assert_int_equal(exec_cgroup_create(&root->layout, NULL,
-					    &(struct run_limits){.memory_mib = 32}, &cg, err,
+					    &(struct run_limits){.memory_mib = 32}, 0, &cg, err,
 					    sizeof(err)),
 			 -ENOENT);
 	format_fitting(prefix, sizeof(prefix),
@@ -493,8 +493,8 @@ static void test_hybrid_without_limit_makes_no_v1_cgroup(void **state)
 	char err[256];
 
 	make_hybrid(root);
-	assert_int_equal(exec_cgroup_create(&root->layout, NULL, &NO_LIMITS, &cg, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    exec_cgroup_create(&root->layout, NULL, &NO_LIMITS, 0, &cg, err, sizeof(err)), 0);
 	assert_string_equal(cg.memory_path, "");
 	assert_int_equal(count_cgward_entries(under(root, "memory/mine")), 0);
 }

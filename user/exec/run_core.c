@@ -110,8 +110,8 @@ int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *la
 					     err, errlen);
 
 	if (ret == 0)
-		ret = exec_cgroup_create(layout, parent ?: within, limits, &core->cgroup, err,
-					 errlen);
+		ret = exec_cgroup_create(layout, parent ?: within, limits, core->uid, &core->cgroup,
+					 err, errlen);
 
 	core->cgroup_created = ret == 0;
 	return ret;

@@ -343,8 +343,28 @@ static int read_cgroup_id(const char *path, __u64 *id)
 	return 0;
 }
 
-/* Moves every process listed in from's cgroup.procs into to; *moved counts them. */
-static int move_members(const char *from, const char *to, unsigned int *moved)
+/*
+ * Whether the process pid belongs to uid: its /proc directory's owner, which
+ * is root's for a process that is not dumpable (a doubt refuses). One that
+ * has exited meanwhile is nobody's to refuse.
+ */
+static int process_of(const char *pid, uid_t uid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s", pid);
+	if (stat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	return st.st_uid == uid ? 0 : -EPERM;
+}
+
+/*
+ * Moves every process listed in from's cgroup.procs into to; *moved counts
+ * them. For an ordinary user (uid not 0), only that user's processes: any
+ * other's stops the move with -EPERM.
+ */
+static int move_members(const char *from, const char *to, uid_t uid, unsigned int *moved)
 {
 	char path[PATH_MAX], pid[16];
 	FILE *procs;
@@ -357,7 +377,9 @@ static int move_members(const char *from, const char *to, unsigned int *moved)
 		return -errno;
 	*moved = 0;
 	while (!ret && fscanf(procs, "%15s", pid) == 1) {
-		ret = write_control(to, "cgroup.procs", pid);
+		ret = uid ? process_of(pid, uid) : 0;
+		if (!ret)
+			ret = write_control(to, "cgroup.procs", pid);
 		*moved += ret == 0;
 		if (ret == -ESRCH)
 			ret = 0; /* it exited meanwhile */
@@ -370,7 +392,7 @@ static int move_members(const char *from, const char *to, unsigned int *moved)
  * dir's processes into its leaf, until none is left: those forked meanwhile
  * are in the list of the next round.
  */
-static int move_into_leaf(const char *dir, char *err, size_t errlen)
+static int move_into_leaf(const char *dir, uid_t uid, char *err, size_t errlen)
 {
 	char leaf[PATH_MAX];
 	unsigned int moved = 1;
@@ -381,10 +403,16 @@ static int move_into_leaf(const char *dir, char *err, size_t errlen)
 	else if (mkdir(leaf, 0755) && errno != EEXIST)
 		ret = -errno;
 	for (int round = 0; !ret && moved && round < DELEGATE_MOVE_ROUNDS; round++)
-		ret = move_members(dir, leaf, &moved);
+		ret = move_members(dir, leaf, uid, &moved);
 	if (!ret && moved)
 		ret = -EBUSY;
-	if (ret)
+	if (ret == -EPERM && uid)
+		snprintf(err, errlen,
+			 "a per-run limit needs a controller enabled in %s, which holds processes "
+			 "of other users: give its processes a leaf cgroup of their own (systemd: "
+			 "Delegate=yes), or run without --memory, --pids and --cpu",
+			 dir);
+	else if (ret)
 		snprintf(err, errlen, "could not move the processes of %s into %s: %s", dir, leaf,
 			 strerror(-ret));
 	return ret;
@@ -399,7 +427,7 @@ static int enable(const char *dir, const char *controller)
 	return write_control(dir, "cgroup.subtree_control", text);
 }
 
-int cgroup_delegate(const char *dir, const char *controller, char *err, size_t errlen)
+int cgroup_delegate(const char *dir, const char *controller, uid_t uid, char *err, size_t errlen)
 {
 	char subtree[CONTROL_FILE_MAX];
 	int ret = read_control(dir, "cgroup.subtree_control", subtree, sizeof(subtree));
@@ -414,7 +442,7 @@ int cgroup_delegate(const char *dir, const char *controller, char *err, size_t e
 	ret = enable(dir, controller);
 	if (ret == -EBUSY) {
 		/* Processes of its own: cgroup v2's no-internal-process rule. */
-		ret = move_into_leaf(dir, err, errlen);
+		ret = move_into_leaf(dir, uid, err, errlen);
 		if (ret)
 			return ret;
 		ret = enable(dir, controller);
@@ -481,16 +509,19 @@ int cgroup_memory_limit_write_v1(const char *dir, __u64 mib, char *err, size_t e
 	return r ? r : write_limit(dir, "memory.memsw.limit_in_bytes", bytes, true, err, errlen);
 }
 
-/* The controllers of a run's cgroup2 limits, delegated by parent: memory, pids, cpu. */
-static int delegate_v2_limits(const char *parent, const struct run_limits *limits, char *err,
-			      size_t errlen)
+/*
+ * The controllers of a run's cgroup2 limits, delegated by parent: memory,
+ * pids, cpu; moving uid's processes only (0: any), as cgroup_delegate.
+ */
+static int delegate_v2_limits(const char *parent, const struct run_limits *limits, uid_t uid,
+			      char *err, size_t errlen)
 {
-	int r = limits->memory_mib ? cgroup_delegate(parent, "memory", err, errlen) : 0;
+	int r = limits->memory_mib ? cgroup_delegate(parent, "memory", uid, err, errlen) : 0;
 
 	if (r == 0 && limits->pids)
-		r = cgroup_delegate(parent, "pids", err, errlen);
+		r = cgroup_delegate(parent, "pids", uid, err, errlen);
 	if (r == 0 && limits->cpu_milli)
-		r = cgroup_delegate(parent, "cpu", err, errlen);
+		r = cgroup_delegate(parent, "cpu", uid, err, errlen);
 	return r;
 }
 
@@ -519,8 +550,8 @@ static int write_v2_limits(const char *dir, const struct run_limits *limits, cha
 }
 
 int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
-		       const struct run_limits *limits, struct exec_cgroup *cg, char *err,
-		       size_t errlen)
+		       const struct run_limits *limits, uid_t caller, struct exec_cgroup *cg,
+		       char *err, size_t errlen)
 {
 	bool memory_v1 = limits->memory_mib > 0 && layout->memory_v1[0];
 	struct run_limits v2 = *limits; /* those on cgroup2: memory too, unless it is on v1 */
@@ -536,7 +567,7 @@ int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
 					  errlen);
 	}
 	if (!r)
-		r = delegate_v2_limits(parent, &v2, err, errlen);
+		r = delegate_v2_limits(parent, &v2, caller, err, errlen);
 	if (!r)
 		r = make_dirs(parent, memory_v1 ? memory_parent : NULL, cg, err, errlen);
 	if (r)
@@ -581,7 +612,8 @@ int exec_cgroup_lower(struct exec_cgroup *cg, const struct run_limits *limits, c
 	slash = strrchr(parent, '/');
 	if (slash)
 		*slash = '\0';
-	r = delegate_v2_limits(parent, &lowered, err, errlen);
+	/* The host's own caps: whoever's processes are there. */
+	r = delegate_v2_limits(parent, &lowered, 0, err, errlen);
 	if (!r)
 		r = write_v2_limits(cg->path, &lowered, err, errlen);
 	if (r)

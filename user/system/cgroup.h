@@ -48,11 +48,13 @@ struct exec_cgroup {
  * memory cgroup of the same name beneath the caller's own (from
  * layout->self_cgroup). A pids and a cpu limit are pids.max and cpu.max, on
  * cgroup2 only. Concurrent calls never share a name. On failure nothing is
- * left behind, but the controllers stay delegated in the parent.
+ * left behind, but the controllers stay delegated in the parent. caller is
+ * the uid the run is for: an ordinary user's limits move only that user's
+ * processes out of the parent (cgroup_delegate).
  */
 int exec_cgroup_create(const struct cgroup_layout *layout, const char *parent,
-		       const struct run_limits *limits, struct exec_cgroup *cg, char *err,
-		       size_t errlen);
+		       const struct run_limits *limits, uid_t caller, struct exec_cgroup *cg,
+		       char *err, size_t errlen);
 
 /*
  * Lowers the cgroup's limits to those of limits that are lower (or that it
@@ -124,10 +126,13 @@ int cgroup_memory_v1_self(const struct cgroup_layout *layout, char *dir, size_t 
 /*
  * Enables controller for dir's children (cgroup.subtree_control). A cgroup
  * other than the root cannot while it has processes of its own: they are
- * moved into dir/CGROUP_CALLER_LEAF first, within the same limits. Returns 0,
- * or negative errno with the reason in err.
+ * moved into dir/CGROUP_CALLER_LEAF first, within the same limits. For an
+ * ordinary user (uid not 0), only if they are all that user's: -EPERM when
+ * another's is there (moving a unit's processes breaks its service manager's
+ * later work in it, and only whoever runs the unit may choose that).
+ * Returns 0, or negative errno with the reason in err.
  */
-int cgroup_delegate(const char *dir, const char *controller, char *err, size_t errlen);
+int cgroup_delegate(const char *dir, const char *controller, uid_t uid, char *err, size_t errlen);
 
 /* Writes memory.max (and memory.swap.max 0 where it exists) of a cgroup2 directory. */
 int cgroup_memory_limit_write_v2(const char *dir, __u64 mib, char *err, size_t errlen);
