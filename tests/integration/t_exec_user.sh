@@ -27,7 +27,8 @@ user_dirs() {
 
 # user_agent_start [EXEC_SOCKET_YAML]: an agent whose policy binds nothing
 # (or holds the rules in $USER_RULES), with the exec_socket key given and the
-# options in the array USER_AGENT_OPTS, in $SUITE_CGROUP/agent.
+# options in the array USER_AGENT_OPTS, in $SUITE_CGROUP/agent, started
+# through the command in the array USER_AGENT_WRAP if set.
 user_agent_start() {
 	local readies
 	readies=$(grep -c -F "ready:" "$T/agent.log" 2>/dev/null) || true
@@ -40,7 +41,7 @@ user_agent_start() {
 	[ -z "${1:-}" ] || printf 'exec_socket: %s\n' "$1" >>"$T/policy.yaml"
 	# shellcheck disable=SC2016 # expanded by sh -c
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$SUITE_CGROUP/agent" \
-		"$CGWARD" agent --policy "$T/policy.yaml" --events "$AEV" \
+		${USER_AGENT_WRAP[@]+"${USER_AGENT_WRAP[@]}"} "$CGWARD" agent --policy "$T/policy.yaml" --events "$AEV" \
 		${USER_AGENT_OPTS[@]+"${USER_AGENT_OPTS[@]}"} >"$T/agent.out" 2>>"$T/agent.log" &
 	AGENT_PID=$!
 	trap user_agent_stop EXIT
@@ -675,4 +676,20 @@ test_exec_user_request_does_not_wait_on_a_cri_lookup() {
 	agent_wait_log "bound ${pod#"$CG2"}/$cid to policy kubernetes-unresolved"
 	wait_no_runs
 	rmdir "$pod/$cid" "$pod" "${pod%/*}" "$SUITE_CGROUP/kubepods"
+}
+
+# The DaemonSet's agent runs in a container with a cgroup namespace of its
+# own (containerd's default on cgroup v2), where a host caller's
+# /proc/PID/cgroup reads "/../..": the agent enters PID 1's namespace at
+# start, and serves the user's run as anywhere else.
+test_exec_user_agent_started_in_a_cgroup_namespace_of_its_own() {
+	user_dirs
+	USER_AGENT_WRAP=(unshare --cgroup)
+	user_agent_start
+	[ "$(readlink "/proc/$AGENT_PID/ns/cgroup")" = "$(readlink /proc/1/ns/cgroup)" ] ||
+		fail "the agent stayed in its own cgroup namespace: $(cat "$T/agent.log")"
+	as_user "$CGWARD" exec --root "$UW" -- sh -c "touch $UW/ran; touch $UO/denied" 2>"$T/err" &&
+		fail "a write outside the root went through"
+	[ -e "$UW/ran" ] || fail "the run did not write inside its root: $(cat "$T/err")"
+	expect_absent "$UO/denied"
 }

@@ -236,7 +236,7 @@ void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hit
 	limit_watch_report_final(w, sink, &final, hits);
 }
 
-void limit_watch_close(struct limit_watch *w)
+void limit_watch_unwatch(struct limit_watch *w)
 {
 	for (int i = 0; w->owns_fd && i < LIMIT_EVENT_FILES; i++) {
 		if (w->files[i] >= 0)
@@ -246,5 +246,10 @@ void limit_watch_close(struct limit_watch *w)
 	if (w->owns_fd && w->notify_fd >= 0)
 		close(w->notify_fd);
 	w->notify_fd = -1;
+}
+
+void limit_watch_close(struct limit_watch *w)
+{
+	limit_watch_unwatch(w);
 	json_free(&w->line);
 }

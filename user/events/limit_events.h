@@ -91,6 +91,13 @@ void limit_watch_report_final(struct limit_watch *w, FILE *sink, const struct li
 /* Both, for a run whose cgroup is read here. */
 void limit_watch_end(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
 
+/*
+ * Stops watching: closes its own descriptors, keeping what it reported for
+ * limit_watch_report_final: before the run's cgroup is removed, which
+ * has to drain the files of it still open first.
+ */
+void limit_watch_unwatch(struct limit_watch *w);
+
 void limit_watch_close(struct limit_watch *w);
 
 #endif

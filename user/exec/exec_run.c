@@ -568,6 +568,7 @@ static int tear_down_through_agent(struct execution *x, int status)
 	int ret = 0;
 
 	if (x->events_open) {
+		limit_watch_unwatch(&x->limits);
 		ret = exec_agent_end(x->agent_fd, x->grant.cgroup, &x->agent_end);
 		event_stream_drain(&x->events);
 		/* The agent read the counters before it removed the cgroup, before we might. */
@@ -593,6 +594,7 @@ static int tear_down(struct execution *x, int status)
 		event_stream_drain(&x->events);
 		limit_watch_end(&x->limits, x->sink, NULL);
 	}
+	limit_watch_unwatch(&x->limits);
 	if (run_core_end(&x->core, &oom_killed, err, sizeof(err))) {
 		if (oom_killed)
 			status = oom_killed_status(x);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -806,4 +807,22 @@ int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id)
 		return ret;
 	ret = join_path(dir, sizeof(dir), layout->unified, member);
 	return ret ? ret : cgroup_read_id(dir, id);
+}
+
+int cgroup_enter_host_namespace(void)
+{
+	struct stat own, host;
+	int fd, ret = 0;
+
+	if (stat("/proc/self/ns/cgroup", &own) || stat("/proc/1/ns/cgroup", &host))
+		return -errno;
+	if (own.st_dev == host.st_dev && own.st_ino == host.st_ino)
+		return 0;
+	fd = open("/proc/1/ns/cgroup", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (setns(fd, CLONE_NEWCGROUP))
+		ret = -errno;
+	close(fd);
+	return ret;
 }

@@ -99,6 +99,16 @@ int cgroup_read_id(const char *path, __u64 *id);
 int cgroup_read_self_id(const struct cgroup_layout *layout, __u64 *id);
 
 /*
+ * Moves the calling thread, and the threads it starts after, into the cgroup
+ * namespace of PID 1 (the host's, in a DaemonSet with hostPID): a container's
+ * own namespace (containerd's default on cgroup v2) names the cgroups of
+ * processes outside it from its root with "/..", which the host's cgroup
+ * tree, mounted whole, does not. Returns 0 (also when it is already there),
+ * or negative errno.
+ */
+int cgroup_enter_host_namespace(void);
+
+/*
  * The cgroup2 path of a process from a /proc/PID/cgroup file ("0::PATH"),
  * relative to the cgroup2 mount point: 0, -ENOENT or -errno.
  */
