@@ -880,10 +880,11 @@ int agent_run(const struct agent_options *opt)
 	/* Before any thread: each thread has a cgroup namespace of its own. */
 	ret = cgroup_enter_host_namespace();
 	if (ret)
-		fprintf(stderr,
-			"cgward: agent: cannot enter the host's cgroup namespace (/proc/1/ns/cgroup): "
-			"%s: the exec socket refuses callers outside its own\n",
-			strerror(-ret));
+		fprintf(
+		    stderr,
+		    "cgward: agent: cannot enter the host's cgroup namespace (/proc/1/ns/cgroup): "
+		    "%s: the exec socket refuses callers outside its own\n",
+		    strerror(-ret));
 	json_init(&a.line);
 	ret = read_policy(a.opt.policy_path, &file, err, sizeof(err));
 	if (ret == 0) {
