@@ -104,6 +104,13 @@ enum cgward_op {
 	/* An io_uring request run with a registered personality other than the task's credentials.
 	 */
 	CGWARD_OP_URING_PERSONALITY,
+	/*
+	 * Reads, judged where the policy hides paths (CGWARD_POLICY_HIDES): a
+	 * file opened to read, a directory to list, a file to execute.
+	 */
+	CGWARD_OP_OPEN_READ,
+	CGWARD_OP_READDIR,
+	CGWARD_OP_EXEC,
 	CGWARD_OP_MAX,
 };
 
@@ -122,6 +129,7 @@ enum cgward_reason {
 	CGWARD_REASON_NETWORK,		 /* the policy denies the network */
 	CGWARD_REASON_DEVICE,		 /* a device the policy does not allow (allow_devices) */
 	CGWARD_REASON_CAPABILITY,	 /* a capability the policy dropped */
+	CGWARD_REASON_HIDDEN,		 /* the nearest root above it is hidden (--hide) */
 };
 
 /*
@@ -197,6 +205,11 @@ struct cgward_cgroup_policy {
  * container_started records that exec.
  */
 #define CGWARD_POLICY_FROM_EXEC (1U << 5)
+/*
+ * The policy, or the mandatory one above it, hides paths: opening a file to
+ * read or execute and a directory to list are judged too.
+ */
+#define CGWARD_POLICY_HIDES (1U << 6)
 
 /*
  * A root is a directory identity, not a path string: the kernel's dev_t of its
@@ -224,6 +237,13 @@ enum cgward_access {
 	 * meets the entry.
 	 */
 	CGWARD_ACCESS_DEVICE,
+	/*
+	 * A hidden file or tree (cgward exec --hide): not readable, listable
+	 * or executable, nor writable, whatever root is above it. No root lies
+	 * beneath one (userspace refuses it), so for a read the nearest entry
+	 * decides: hidden, or any other root, which leaves it readable.
+	 */
+	CGWARD_ACCESS_HIDDEN,
 };
 
 /* A device's type and number (MKDEV layout), as a CGWARD_ACCESS_DEVICE entry's ino. */

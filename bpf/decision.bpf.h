@@ -35,6 +35,8 @@
 #define TARGET_DEPARTS (1U << 0)
 /* The target is a unix socket being connected to: a CGWARD_ACCESS_UNIX_PEER entry allows it. */
 #define TARGET_UNIX_PEER (1U << 1)
+/* The target is read, listed or executed: only a CGWARD_ACCESS_HIDDEN entry denies it. */
+#define TARGET_READ (1U << 2)
 
 /* A write target: the dentry being written, created (negative) or removed, and its mount. */
 struct write_target {
@@ -120,6 +122,16 @@ static __always_inline int judge_root(struct walk_state *state, __u32 dev, __u64
 
 	if (!root)
 		return WALK_ON;
+	if (root->access == CGWARD_ACCESS_HIDDEN) {
+		state->result.reason = CGWARD_REASON_HIDDEN;
+		state->result.root_dev = dev;
+		state->result.root_ino = ino;
+		return WALK_DONE;
+	}
+	if (state->flags & TARGET_READ) {
+		state->result.reason = 0;
+		return WALK_DONE;
+	}
 	/*
 	 * An --allow-unix socket may be connected to, nothing more. Any other
 	 * write to that inode is denied here, before the walk could cross a
@@ -741,6 +753,32 @@ static __always_inline int decide_for(const struct cgward_cgroup_policy *policy,
 	if (!result.reason && policy->mandatory_id) {
 		result.policy_id = policy->mandatory_id;
 		walk_request(policy->mandatory_id, request, false, &result);
+	}
+	if (!result.reason)
+		return 0;
+	report(policy, cgroup_id, request, &result);
+	return denied(policy);
+}
+
+/*
+ * The decision on a read (request->path.flags has TARGET_READ), for a
+ * policy with CGWARD_POLICY_HIDES: the general walk under the policy, then
+ * under the mandatory one, each denying only at a hidden entry. The top of
+ * the tree, reached without meeting one, leaves the read allowed.
+ */
+static __always_inline int decide_read_for(const struct cgward_cgroup_policy *policy,
+					   __u64 cgroup_id, const struct write_request *request)
+{
+	struct walk_result result = {.policy_id = policy->policy_id};
+
+	walk_to_root(policy->policy_id, &request->path, false, &result);
+	if (result.reason == CGWARD_REASON_OUTSIDE_ROOTS)
+		result.reason = 0;
+	if (!result.reason && policy->mandatory_id) {
+		result.policy_id = policy->mandatory_id;
+		walk_to_root(policy->mandatory_id, &request->path, false, &result);
+		if (result.reason == CGWARD_REASON_OUTSIDE_ROOTS)
+			result.reason = 0;
 	}
 	if (!result.reason)
 		return 0;

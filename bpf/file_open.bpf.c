@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Opening an existing file for writing (or to truncate it). */
+/*
+ * Opening an existing file for writing (or to truncate it); and, where the
+ * policy hides paths, for reading, listing or executing.
+ */
 #include "devices.bpf.h"
 
 /* Generic values; the architectures that differ (alpha, sparc, parisc) are not targets. */
-#define FMODE_WRITE   0x2
+#define FMODE_WRITE 0x2
+/*
+ * execve's opens (the binary, its interpreter) carry it in the open flags,
+ * where Landlock reads it too.
+ */
+#define __FMODE_EXEC  0x20
+#define S_IFDIR	      0040000
 #define FMODE_CREATED 0x100000
 #define O_CREAT	      00000100
 #define O_TRUNC	      00001000
@@ -35,6 +44,35 @@ static __always_inline bool created_by_this_open(const struct file *file)
 	return (file->f_mode & FMODE_CREATED) && !(file->f_flags & __O_TMPFILE);
 }
 
+/* What an open that does not write does: executes, lists or reads. */
+static __always_inline __u16 read_op(const struct file *file)
+{
+	if (file->f_flags & __FMODE_EXEC)
+		return CGWARD_OP_EXEC;
+	if ((file->f_inode->i_mode & S_IFMT) == S_IFDIR)
+		return CGWARD_OP_READDIR;
+	return CGWARD_OP_OPEN_READ;
+}
+
+/*
+ * An open that does not write, judged only where the policy hides paths.
+ * A hidden file's descriptor passed in from outside is not an open here.
+ */
+static __always_inline int decide_read_open(struct file *file)
+{
+	struct write_request request = {.op = read_op(file)};
+	struct cgward_cgroup_policy *policy;
+	__u64 cgroup_id;
+
+	policy = current_policy(&cgroup_id);
+	if (!policy || !(policy->flags & CGWARD_POLICY_HIDES))
+		return 0;
+	request.path.dentry = file->f_path.dentry;
+	request.path.mnt = file->f_path.mnt;
+	request.path.flags = TARGET_READ;
+	return decide_read_for(policy, cgroup_id, &request);
+}
+
 /*
  * The cheap checks first: the open mode and flags (fields of the file),
  * then the task's policy (one map lookup, and for most tasks the end), then
@@ -51,7 +89,7 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	if (ret)
 		return ret;
 	if (!(file->f_mode & FMODE_WRITE) && !(file->f_flags & (O_TRUNC | O_CREAT)))
-		return 0;
+		return decide_read_open(file);
 	if (created_by_this_open(file))
 		return 0;
 	policy = current_policy(&cgroup_id);

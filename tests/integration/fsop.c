@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 
 /*
@@ -91,6 +92,37 @@ static int tmpfile_link(const char *dir, const char *path)
 	return ret;
 }
 
+/*
+ * Executes path (its output to /dev/null), in a child: ok when execve
+ * succeeded, else its errno, which the child sends back through a pipe
+ * that a successful execve closes.
+ */
+static int exec_file(const char *path)
+{
+	char *const argv[] = {(char *)path, NULL};
+	int pipe_fds[2], child_errno = 0;
+	pid_t pid;
+
+	if (pipe2(pipe_fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(open("/dev/null", O_WRONLY), STDOUT_FILENO);
+		execv(path, argv);
+		child_errno = errno;
+		(void)!write(pipe_fds[1], &child_errno, sizeof(child_errno));
+		_exit(127);
+	}
+	close(pipe_fds[1]);
+	if (pid > 0 && read(pipe_fds[0], &child_errno, sizeof(child_errno)) != sizeof(child_errno))
+		child_errno = 0;
+	close(pipe_fds[0]);
+	if (pid < 0 || waitpid(pid, NULL, 0) < 0)
+		return -1;
+	errno = child_errno;
+	return child_errno ? -1 : 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1], *a = argv[2], *b = argc > 3 ? argv[3] : NULL;
@@ -103,6 +135,8 @@ static int run(int argc, char **argv)
 		return open_flags(a, O_WRONLY);
 	if (!strcmp(op, "open-trunc"))
 		return open_flags(a, O_RDONLY | O_TRUNC);
+	if (!strcmp(op, "exec"))
+		return exec_file(a);
 	if (!strcmp(op, "open-read"))
 		return open_flags(a, O_RDONLY);
 	if (!strcmp(op, "create"))

@@ -386,12 +386,10 @@ static int uring_one(const struct io_uring_sqe *op)
 	return 0;
 }
 
-static int uring_open_write(const char *path)
+static int uring_open(const char *path, int flags)
 {
-	struct io_uring_sqe op = {.opcode = IORING_OP_OPENAT,
-				  .fd = AT_FDCWD,
-				  .addr = (__u64)path,
-				  .open_flags = O_WRONLY};
+	struct io_uring_sqe op = {
+	    .opcode = IORING_OP_OPENAT, .fd = AT_FDCWD, .addr = (__u64)path, .open_flags = flags};
 
 	return uring_one(&op);
 }
@@ -625,7 +623,9 @@ static int run(int argc, char **argv)
 	if (!strcmp(op, "fsconfig") && a && b && argc > 4)
 		return fsconfig_remount(a, b, argv[4]);
 	if (!strcmp(op, "uring-open-write") && a)
-		return uring_open_write(a);
+		return uring_open(a, O_WRONLY);
+	if (!strcmp(op, "uring-open-read") && a)
+		return uring_open(a, O_RDONLY);
 	if (!strcmp(op, "uring-rename") && a && b)
 		return uring_rename(a, b);
 	if (!strcmp(op, "sethostname") && a)

@@ -246,6 +246,29 @@ static void test_check_ro_inside_a_write_root(void **state)
 	assert_check_refuses(r, "is not inside any --root");
 }
 
+/* A hidden path may be a file; its descriptor is kept, as a root's is, to tag its inode. */
+static void test_hides_a_file(void **state)
+{
+	struct request *r = *state;
+
+	pass(r, "write", "dir", O_PATH | O_DIRECTORY);
+	pass(r, "hide", "file", O_PATH | O_NOFOLLOW);
+	assert_int_equal(take(r), 0);
+	assert_int_equal(r->given.n_roots, 2);
+	assert_int_equal(r->given.roots[1].access, CGWARD_ACCESS_HIDDEN);
+	assert_true(r->given.roots[1].fd >= 0);
+	assert_int_equal(exec_roots_check(&r->given, r->err, sizeof(r->err)), 0);
+}
+
+static void test_check_no_root_inside_a_hidden_tree(void **state)
+{
+	struct request *r = *state;
+
+	pass(r, "write", "dir/sub", O_PATH | O_DIRECTORY);
+	pass(r, "hide", "dir", O_PATH | O_DIRECTORY);
+	assert_check_refuses(r, "is inside --hide");
+}
+
 static void test_check_duplicates(void **state)
 {
 	struct request *r = *state;
@@ -267,6 +290,8 @@ int main(void)
 	    REQUEST_TEST(test_skips_descriptors_taken_elsewhere),
 	    REQUEST_TEST(test_check_needs_a_write_root),
 	    REQUEST_TEST(test_check_ro_inside_a_write_root),
+	    REQUEST_TEST(test_hides_a_file),
+	    REQUEST_TEST(test_check_no_root_inside_a_hidden_tree),
 	    REQUEST_TEST(test_check_duplicates),
 	};
 

@@ -45,7 +45,7 @@ static const struct error_fixture error_fixtures[] = {
        "kubernetes)"},
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
-       "read_only, mode, mandatory, network, unix_outside, private_tmp, container_roots, "
+       "read_only, hide, mode, mandatory, network, unix_outside, private_tmp, container_roots, "
        "allow_devices, capabilities, limits)"},
       {8, 1, "unknown key 'version' in the file (expected policies, exec_socket)"}}},
     {"bad_exec_socket.yaml",
@@ -130,6 +130,11 @@ static const struct error_fixture error_fixtures[] = {
     {"read_only_outside.yaml",
      {{7, 9, "read-only root '" ROOTS "/work' is not inside any of the policy's write roots"},
       {8, 9, "read-only root '" ROOTS "/other' is not inside any of the policy's write roots"}}},
+    {"hide_nesting.yaml",
+     {{5, 9,
+       "root '" ROOTS "/work/build' is inside the hidden path '" ROOTS
+       "/work': nothing in it could be read"},
+      {8, 9, "root '" ROOTS "/link': is a symbolic link"}}},
     {"bad_globs.yaml",
      {{5, 11, "bad cgroup glob 'ci.slice/job-*.scope': must start with '/'"},
       {6, 11, "bad cgroup glob '/ci.slice//job': empty path component"},
@@ -289,10 +294,12 @@ static void test_valid_file(void **state)
 	assert_string_equal(ci->cgroup_globs[0], "/ci.slice/job-*.scope");
 	assert_string_equal(ci->cgroup_globs[1], "/build/agent-1");
 	assert_int_equal(ci->n_pod_uids + ci->n_container_ids, 0);
-	assert_int_equal(ci->n_roots, 3);
+	assert_int_equal(ci->n_roots, 4);
 	assert_root(&ci->roots[0], ROOTS "/work", CGWARD_ACCESS_WRITE);
 	assert_root(&ci->roots[1], ROOTS "/other", CGWARD_ACCESS_WRITE);
 	assert_root(&ci->roots[2], ROOTS "/work/.git", CGWARD_ACCESS_READ_ONLY);
+	assert_root(&ci->roots[3], ROOTS "/file", CGWARD_ACCESS_HIDDEN);
+	assert_true(ci->hides);
 	assert_false(ci->audit);
 	assert_false(ci->mandatory);
 	assert_true(ci->no_network);
@@ -302,13 +309,14 @@ static void test_valid_file(void **state)
 
 	pod = &set.rules[1];
 	assert_string_equal(pod->name, "k8s.pod_1");
-	assert_int_equal(pod->line, 19);
+	assert_int_equal(pod->line, 20);
 	assert_int_equal(pod->n_cgroup_globs, 0);
 	assert_int_equal(pod->n_pod_uids, 1);
 	assert_string_equal(pod->pod_uids[0], POD_UID);
 	assert_int_equal(pod->n_container_ids, 1);
 	assert_string_equal(pod->container_ids[0], CONTAINER_ID);
 	assert_int_equal(pod->n_roots, 1);
+	assert_false(pod->hides);
 	assert_root(&pod->roots[0], ROOTS "/work/build", CGWARD_ACCESS_WRITE);
 	assert_true(pod->audit);
 	assert_true(pod->mandatory);

@@ -113,6 +113,25 @@ static void test_rejects_non_directory(void **state)
 	assert_rejected(t, tree_path(t, "file/below"), -ENOTDIR, "root '%s': not a directory");
 }
 
+/* A hidden path may be a file; a symbolic link, which no walk meets, is refused as a root is. */
+static void test_hidden_path_may_be_a_file_not_a_symlink(void **state)
+{
+	struct tree *t = *state;
+	struct root_spec root;
+
+	assert_int_equal(
+	    root_resolve(tree_path(t, "file"), CGWARD_ACCESS_HIDDEN, &root, t->err, sizeof(t->err)),
+	    0);
+	assert_true(root.fd >= 0);
+	assert_int_equal(root.access, CGWARD_ACCESS_HIDDEN);
+	root_close(&root);
+	assert_int_equal(
+	    root_resolve(tree_path(t, "link"), CGWARD_ACCESS_HIDDEN, &root, t->err, sizeof(t->err)),
+	    -ELOOP);
+	assert_non_null(strstr(t->err, "is a symbolic link"));
+	assert_int_equal(root.fd, -1);
+}
+
 static void test_rejects_filesystem_root(void **state)
 {
 	struct tree *t = *state;
@@ -379,6 +398,7 @@ int main(void)
 	    TREE_TEST(test_device_identity_and_rejects_other_files),
 	    TREE_TEST(test_rejects_missing),
 	    TREE_TEST(test_rejects_non_directory),
+	    TREE_TEST(test_hidden_path_may_be_a_file_not_a_symlink),
 	    TREE_TEST(test_rejects_filesystem_root),
 	    TREE_TEST(test_rejects_symlink_as_last_component),
 	    TREE_TEST(test_rejects_symlink_with_trailing_slash),

@@ -20,9 +20,14 @@ static int root_from_fd(int fd, const char *kind, const char *path, struct root_
 
 	snprintf(root->path, sizeof(root->path), "%s", path);
 	root->fd = fd;
-	root->access = strcmp(kind, "ro") == 0 ? CGWARD_ACCESS_READ_ONLY : CGWARD_ACCESS_WRITE;
-	if (fstat(fd, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "root '%s': not a directory", path);
+	root->access = strcmp(kind, "ro") == 0	   ? CGWARD_ACCESS_READ_ONLY
+		       : strcmp(kind, "hide") == 0 ? CGWARD_ACCESS_HIDDEN
+						   : CGWARD_ACCESS_WRITE;
+	/* A hidden path may be a file; a symbolic link would hide nothing a lookup meets. */
+	if (fstat(fd, &st) ||
+	    (root->access == CGWARD_ACCESS_HIDDEN ? S_ISLNK(st.st_mode) : !S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen, "root '%s': not a %s", path,
+			 root->access == CGWARD_ACCESS_HIDDEN ? "file or directory" : "directory");
 		return -ENOTDIR;
 	}
 	if (stat("/", &top) == 0 && top.st_dev == st.st_dev && top.st_ino == st.st_ino) {
@@ -74,7 +79,8 @@ int exec_roots_take(struct exec_roots *given, json_t *kinds, json_t *paths, int 
 	for (size_t i = 1; i < n_fds; i++) {
 		const char *kind = json_string_value(json_array_get(kinds, i));
 		const char *path = json_string_value(json_array_get(paths, i));
-		bool is_root = kind && (!strcmp(kind, "write") || !strcmp(kind, "ro"));
+		bool is_root = kind && (!strcmp(kind, "write") || !strcmp(kind, "ro") ||
+					!strcmp(kind, "hide"));
 		bool is_node = kind && (!strcmp(kind, "unix") || !strcmp(kind, "dev"));
 
 		if (fds[i] < 0)
@@ -105,15 +111,10 @@ int exec_roots_check(const struct exec_roots *given, char *err, size_t errlen)
 	bool has_write_root = false;
 	int ret = roots_check_duplicates(given->roots, given->n_roots, err, errlen);
 
-	for (size_t i = 0; ret == 0 && i < given->n_roots; i++) {
+	if (ret == 0)
+		ret = roots_check_nesting(given->roots, given->n_roots, err, errlen);
+	for (size_t i = 0; i < given->n_roots; i++)
 		has_write_root |= given->roots[i].access == CGWARD_ACCESS_WRITE;
-		if (given->roots[i].access == CGWARD_ACCESS_READ_ONLY &&
-		    !root_has_write_root_above(&given->roots[i], given->roots, given->n_roots)) {
-			snprintf(err, errlen, "--ro '%s' is not inside any --root",
-				 given->roots[i].path);
-			ret = -EINVAL;
-		}
-	}
 	if (ret == 0 && !has_write_root) {
 		snprintf(err, errlen, "no write root");
 		ret = -EINVAL;

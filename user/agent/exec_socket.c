@@ -376,12 +376,17 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 {
 	struct timespec now;
 	char time[64];
-	json_t *line = json_object(), *roots = json_array();
+	json_t *line = json_object(), *roots = json_array(), *hide = json_array();
 	char *text;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	for (size_t i = 0; run && run->given.roots && roots && i < run->given.n_roots; i++)
-		json_array_append_new(roots, json_string(run->given.roots[i].path));
+	for (size_t i = 0; run && run->given.roots && roots && hide && i < run->given.n_roots;
+	     i++) {
+		const struct root_spec *root = &run->given.roots[i];
+
+		json_array_append_new(root->access == CGWARD_ACCESS_HIDDEN ? hide : roots,
+				      json_string(root->path));
+	}
 	if (json_format_time(&now, time, sizeof(time)) == 0)
 		json_object_set_new(line, "time", json_string(time));
 	json_object_set_new(line, "op", json_string("exec_request"));
@@ -395,6 +400,8 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	if (argv0)
 		json_object_set_new(line, "command", json_string(argv0));
 	json_object_set(line, "roots", roots);
+	if (json_array_size(hide))
+		json_object_set(line, "hide", hide);
 	if (error)
 		json_object_set_new(line, "error", json_string(error));
 	else
@@ -408,6 +415,7 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	}
 	free(text);
 	json_decref(roots);
+	json_decref(hide);
 	json_decref(line);
 }
 

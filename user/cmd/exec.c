@@ -30,6 +30,8 @@ static const char usage[] =
     "  -r, --root DIR        a write root (repeatable); default: the current directory\n"
     "      --ro DIR          a read-only exception nested in a root (repeatable);\n"
     "                        the most specific path wins\n"
+    "      --hide PATH       a file or tree that may not be read, listed, executed\n"
+    "                        or written, whatever root it is in (repeatable)\n"
     "      --audit           report would-be denies as \"verdict\":\"audit\", allow them\n"
     "      --no-network      deny connect, bind and sendmsg to IPv4 and IPv6 addresses\n"
     "      --allow-loopback  with --no-network: loopback addresses stay reachable\n"
@@ -82,6 +84,7 @@ static int add_root_arg(struct exec_options *opt, const char *path, __u32 access
 
 enum {
 	OPT_RO = 256,
+	OPT_HIDE,
 	OPT_AUDIT,
 	OPT_EVENTS,
 	OPT_CGROUP_PARENT,
@@ -151,6 +154,7 @@ static int settle_unix_default(struct exec_options *opt)
 static const struct option long_options[] = {
     {"root", required_argument, NULL, 'r'},
     {"ro", required_argument, NULL, OPT_RO},
+    {"hide", required_argument, NULL, OPT_HIDE},
     {"audit", no_argument, NULL, OPT_AUDIT},
     {"no-network", no_argument, NULL, OPT_NO_NETWORK},
     {"allow-loopback", no_argument, NULL, OPT_ALLOW_LOOPBACK},
@@ -184,6 +188,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			break;
 		case OPT_RO:
 			ret = add_root_arg(opt, optarg, CGWARD_ACCESS_READ_ONLY);
+			break;
+		case OPT_HIDE:
+			ret = add_root_arg(opt, optarg, CGWARD_ACCESS_HIDDEN);
 			break;
 		case OPT_AUDIT:
 			opt->req.policy_flags |= CGWARD_POLICY_AUDIT;

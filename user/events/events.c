@@ -48,6 +48,9 @@ static const char *const op_names[CGWARD_OP_MAX] = {
     [CGWARD_OP_SETRLIMIT] = "setrlimit",
     [CGWARD_OP_MOVEMEMORY] = "movememory",
     [CGWARD_OP_URING_PERSONALITY] = "uring_personality",
+    [CGWARD_OP_OPEN_READ] = "open_read",
+    [CGWARD_OP_READDIR] = "readdir",
+    [CGWARD_OP_EXEC] = "exec",
 };
 
 const char *event_op_name(__u16 op)
@@ -76,6 +79,8 @@ const char *event_reason_name(__u16 reason)
 		return "device";
 	case CGWARD_REASON_CAPABILITY:
 		return "capability";
+	case CGWARD_REASON_HIDDEN:
+		return "hidden";
 	}
 	return "unknown";
 }

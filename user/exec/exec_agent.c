@@ -69,6 +69,7 @@ int exec_agent_connect(int *fd)
 static const char *const root_kinds[] = {
     [CGWARD_ACCESS_WRITE] = "write",
     [CGWARD_ACCESS_READ_ONLY] = "ro",
+    [CGWARD_ACCESS_HIDDEN] = "hide",
 };
 
 /* One descriptor and its kind and name; node descriptors are the caller's to close. */

@@ -144,14 +144,8 @@ static int resolve_roots(struct execution *x)
 		ret = resolve_one(x, x->req->root_args[i], x->req->root_access[i]);
 	if (ret == 0)
 		ret = roots_check_duplicates(x->roots, x->n_roots, err, sizeof(err));
-	for (size_t i = 0; ret == 0 && i < x->n_roots; i++) {
-		if (x->roots[i].access == CGWARD_ACCESS_READ_ONLY &&
-		    !root_has_write_root_above(&x->roots[i], x->roots, x->n_roots)) {
-			snprintf(err, sizeof(err), "--ro '%s' is not inside any --root",
-				 x->roots[i].path);
-			ret = -EINVAL;
-		}
-	}
+	if (ret == 0)
+		ret = roots_check_nesting(x->roots, x->n_roots, err, sizeof(err));
 	if (err[0])
 		fprintf(stderr, "cgward: %s\n", err);
 	return ret ? ret : check_private_tmp(x);

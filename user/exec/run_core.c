@@ -117,10 +117,23 @@ int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *la
 	return ret;
 }
 
+/* Whether a root list installed hides a path: the run's reads are judged then. */
+static bool hides_paths(const struct run_core *core)
+{
+	for (size_t i = 0; i < core->n_installed; i++) {
+		for (size_t j = 0; j < core->installed[i].n; j++) {
+			if (core->installed[i].roots[j].access == CGWARD_ACCESS_HIDDEN)
+				return true;
+		}
+	}
+	return false;
+}
+
 int run_core_bind(struct run_core *core, __u32 flags, __u64 dropped_caps, char *err, size_t errlen)
 {
-	int ret = policy_maps_bind_exec_cgroup(core->maps, core->cgroup.id, core->policy_id, flags,
-					       dropped_caps);
+	int ret = policy_maps_bind_exec_cgroup(
+	    core->maps, core->cgroup.id, core->policy_id,
+	    flags | (hides_paths(core) ? CGWARD_POLICY_HIDES : 0), dropped_caps);
 
 	if (ret)
 		snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));

@@ -34,10 +34,13 @@ static int tag_root(int root_tags_fd, int dir_fd, const struct cgward_root_tag *
 	return -errno;
 }
 
-static bool has_read_only(const struct root_spec *roots, size_t n_roots)
+/* Read-only and hidden paths: a write root may hold one, so a directory beneath is not writable for
+ * that alone. */
+static bool has_exceptions(const struct root_spec *roots, size_t n_roots)
 {
 	for (size_t i = 0; i < n_roots; i++) {
-		if (roots[i].access == CGWARD_ACCESS_READ_ONLY)
+		if (roots[i].access == CGWARD_ACCESS_READ_ONLY ||
+		    roots[i].access == CGWARD_ACCESS_HIDDEN)
 			return true;
 	}
 	return false;
@@ -73,7 +76,7 @@ static int tag_roots(const struct policy_maps *maps, const struct root_spec *roo
 int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 			  const struct root_spec *roots, size_t n_roots)
 {
-	bool exceptions = has_read_only(roots, n_roots);
+	bool exceptions = has_exceptions(roots, n_roots);
 	int ret = tag_roots(maps, roots, n_roots, exceptions);
 
 	if (ret)
@@ -150,6 +153,7 @@ int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
 		return 0;
 	current.mandatory_id = policy->policy_id;
 	current.mandatory_dropped_caps = policy->dropped_caps;
+	current.flags |= policy->flags & CGWARD_POLICY_HIDES; /* its hides hold too */
 	return policy_maps_bind_cgroup(maps, cgroup_id, &current);
 }
 
@@ -177,7 +181,8 @@ int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id
 		policy.mandatory_id = inherited.policy_id;
 		/* Audit only when both only audit: a mandatory rule's denies stay denies. */
 		policy.flags = (flags & inherited.flags & CGWARD_POLICY_AUDIT) |
-			       ((flags | inherited.flags) & CGWARD_POLICY_NO_UNIX_OUTSIDE) |
+			       ((flags | inherited.flags) &
+				(CGWARD_POLICY_NO_UNIX_OUTSIDE | CGWARD_POLICY_HIDES)) |
 			       stricter_network(flags, inherited.flags);
 		policy.mandatory_dropped_caps = inherited.dropped_caps;
 	}

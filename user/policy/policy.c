@@ -286,16 +286,27 @@ static void load_root_list(struct loader *ld, const struct node *node, __u32 acc
 	}
 }
 
-static void check_read_only_nesting(struct loader *ld, const struct root_list *list)
+/* Each read-only root inside a write root; no root inside a hidden path. */
+static void check_nesting(struct loader *ld, const struct root_list *list)
 {
+	const struct root_spec *hidden;
+
 	for (size_t i = 0; i < list->n; i++) {
 		const struct root_spec *r = &list->roots[i];
 
 		if (r->access == CGWARD_ACCESS_READ_ONLY &&
-		    !root_has_write_root_above(r, list->roots, list->n))
+		    !root_above(r, list->roots, list->n, CGWARD_ACCESS_WRITE))
 			diag(ld, list->nodes[i],
 			     "read-only root '%s' is not inside any of the policy's write roots",
 			     r->path);
+		hidden = r->access == CGWARD_ACCESS_WRITE || r->access == CGWARD_ACCESS_READ_ONLY
+			     ? root_above(r, list->roots, list->n, CGWARD_ACCESS_HIDDEN)
+			     : NULL;
+		if (hidden)
+			diag(
+			    ld, list->nodes[i],
+			    "root '%s' is inside the hidden path '%s': nothing in it could be read",
+			    r->path, hidden->path);
 	}
 }
 
@@ -304,14 +315,15 @@ static size_t list_length(const struct node *node)
 	return node && node->kind == NODE_SEQUENCE ? node->n_children : 0;
 }
 
-/* write_roots, read_only and allow_devices: entries of one list, each with its access. */
+/* write_roots, read_only, hide and allow_devices: entries of one list, each with its access. */
 static void load_roots(struct loader *ld, const struct node *write_roots,
-		       const struct node *read_only, const struct node *devices,
-		       struct policy_rule *rule)
+		       const struct node *read_only, const struct node *hide,
+		       const struct node *devices, struct policy_rule *rule)
 {
 	struct root_list list = {0};
 
-	list.capacity = list_length(write_roots) + list_length(read_only) + list_length(devices);
+	list.capacity = list_length(write_roots) + list_length(read_only) + list_length(hide) +
+			list_length(devices);
 	if (list.capacity > POLICY_MAX_ROOTS)
 		list.capacity = POLICY_MAX_ROOTS;
 	list.roots = calloc(list.capacity + 1, sizeof(*list.roots));
@@ -327,10 +339,16 @@ static void load_roots(struct loader *ld, const struct node *write_roots,
 		load_root_list(ld, write_roots, CGWARD_ACCESS_WRITE, "'write_roots'", &list);
 	if (read_only)
 		load_root_list(ld, read_only, CGWARD_ACCESS_READ_ONLY, "'read_only'", &list);
+	if (hide) {
+		size_t before = list.n;
+
+		load_root_list(ld, hide, CGWARD_ACCESS_HIDDEN, "'hide'", &list);
+		rule->hides = list.n > before;
+	}
 	if (devices)
 		load_root_list(ld, devices, CGWARD_ACCESS_DEVICE, "'allow_devices'", &list);
 	rule->n_roots = list.n;
-	check_read_only_nesting(ld, &list);
+	check_nesting(ld, &list);
 	free(list.nodes);
 }
 
@@ -488,6 +506,7 @@ enum rule_key {
 	RULE_SELECTOR,
 	RULE_WRITE_ROOTS,
 	RULE_READ_ONLY,
+	RULE_HIDE,
 	RULE_MODE,
 	RULE_MANDATORY,
 	RULE_NETWORK,
@@ -508,6 +527,7 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_SELECTOR] = "selector",
 	    [RULE_WRITE_ROOTS] = "write_roots",
 	    [RULE_READ_ONLY] = "read_only",
+	    [RULE_HIDE] = "hide",
 	    [RULE_MODE] = "mode",
 	    [RULE_MANDATORY] = "mandatory",
 	    [RULE_NETWORK] = "network",
@@ -533,8 +553,9 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_name(ld, values[RULE_NAME], rule, earlier, n_earlier);
 	if (values[RULE_SELECTOR])
 		load_selector(ld, values[RULE_SELECTOR], rule);
-	if (values[RULE_WRITE_ROOTS] || values[RULE_READ_ONLY] || values[RULE_ALLOW_DEVICES])
-		load_roots(ld, values[RULE_WRITE_ROOTS], values[RULE_READ_ONLY],
+	if (values[RULE_WRITE_ROOTS] || values[RULE_READ_ONLY] || values[RULE_HIDE] ||
+	    values[RULE_ALLOW_DEVICES])
+		load_roots(ld, values[RULE_WRITE_ROOTS], values[RULE_READ_ONLY], values[RULE_HIDE],
 			   values[RULE_ALLOW_DEVICES], rule);
 	if (values[RULE_MODE])
 		load_mode(ld, values[RULE_MODE], rule);

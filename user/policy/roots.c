@@ -106,13 +106,18 @@ int root_resolve(const char *path, __u32 access, struct root_spec *root, char *e
 	ret = check_path(path, root->path, err, errlen);
 	if (ret)
 		return ret;
-	/* The identity comes from the opened fd, so a swap after this open cannot fool it. */
-	root->fd = open(root->path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/*
+	 * The identity comes from the opened fd, so a swap after this open
+	 * cannot fool it. A hidden path may be a file too (~/.netrc).
+	 */
+	root->fd = open(root->path, O_PATH | O_NOFOLLOW | O_CLOEXEC |
+					(access == CGWARD_ACCESS_HIDDEN ? 0 : O_DIRECTORY));
 	if (root->fd < 0)
 		return explain_open_error(root->path, errno, err, errlen);
-	if (fstat(root->fd, &st) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "root '%s': %s", root->path, strerror(-ret));
+	ret = fstat(root->fd, &st) < 0 ? -errno : S_ISLNK(st.st_mode) ? -ELOOP : 0;
+	if (ret) {
+		snprintf(err, errlen, "root '%s': %s", root->path,
+			 ret == -ELOOP ? "is a symbolic link" : strerror(-ret));
 		root_close(root);
 		return ret;
 	}
@@ -178,7 +183,9 @@ int root_verify_unchanged(const struct root_spec *root, char *err, size_t errlen
 {
 	struct stat st;
 
-	if (lstat(root->path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	if (lstat(root->path, &st) == 0 &&
+	    (S_ISDIR(st.st_mode) ||
+	     (root->access == CGWARD_ACCESS_HIDDEN && !S_ISLNK(st.st_mode))) &&
 	    root_kernel_dev(st.st_dev) == root->dev && st.st_ino == root->ino)
 		return 0;
 	snprintf(err, errlen, "root '%s' changed after it was validated", root->path);
@@ -192,14 +199,15 @@ void root_close(struct root_spec *root)
 	root->fd = -1;
 }
 
-static bool is_write_root(const struct root_spec *roots, size_t n, __u32 dev, __u64 ino)
+/* The entry of roots[0..n) with access for the directory dev/ino, or NULL. */
+static const struct root_spec *find_root(const struct root_spec *roots, size_t n, __u32 access,
+					 __u32 dev, __u64 ino)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (roots[i].access == CGWARD_ACCESS_WRITE && roots[i].dev == dev &&
-		    roots[i].ino == ino)
-			return true;
+		if (roots[i].access == access && roots[i].dev == dev && roots[i].ino == ino)
+			return &roots[i];
 	}
-	return false;
+	return NULL;
 }
 
 /*
@@ -207,12 +215,13 @@ static bool is_write_root(const struct root_spec *roots, size_t n, __u32 dev, __
  * write time, rather than comparing strings, which a symlinked parent
  * would fool.
  */
-bool root_has_write_root_above(const struct root_spec *dir, const struct root_spec *roots, size_t n)
+const struct root_spec *root_above(const struct root_spec *dir, const struct root_spec *roots,
+				   size_t n, __u32 access)
 {
+	const struct root_spec *found = NULL;
 	__u32 dev = dir->dev;
 	__u64 ino = dir->ino;
 	int fd = dir->fd;
-	bool found = false;
 
 	for (int depth = 0; depth < CGWARD_MAX_DEPTH && !found; depth++) {
 		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -227,11 +236,34 @@ bool root_has_write_root_above(const struct root_spec *dir, const struct root_sp
 			break; /* '/' is its own parent */
 		dev = root_kernel_dev(st.st_dev);
 		ino = st.st_ino;
-		found = is_write_root(roots, n, dev, ino);
+		found = find_root(roots, n, access, dev, ino);
 	}
 	if (fd >= 0 && fd != dir->fd)
 		close(fd);
 	return found;
+}
+
+int roots_check_nesting(const struct root_spec *roots, size_t n, char *err, size_t errlen)
+{
+	const struct root_spec *hidden;
+
+	for (size_t i = 0; i < n; i++) {
+		if (roots[i].fd < 0 || roots[i].access == CGWARD_ACCESS_HIDDEN)
+			continue;
+		if (roots[i].access == CGWARD_ACCESS_READ_ONLY &&
+		    !root_above(&roots[i], roots, n, CGWARD_ACCESS_WRITE)) {
+			snprintf(err, errlen, "--ro '%s' is not inside any --root", roots[i].path);
+			return -EINVAL;
+		}
+		hidden = root_above(&roots[i], roots, n, CGWARD_ACCESS_HIDDEN);
+		if (hidden) {
+			snprintf(err, errlen,
+				 "root '%s' is inside --hide '%s': nothing in it could be read",
+				 roots[i].path, hidden->path);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 int root_check_container_path(const char *path, char *err, size_t errlen)

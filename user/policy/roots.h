@@ -23,8 +23,8 @@ struct root_spec {
 
 /*
  * Validates and resolves one root: an absolute, canonical path (no '.' or
- * '..' components) to an existing directory other than '/', whose last
- * component is not a symbolic link. Returns 0, or -EINVAL, -ENOENT,
+ * '..' components) to an existing directory other than '/' (for a hidden
+ * path, any file), whose last component is not a symbolic link. Returns 0, or -EINVAL, -ENOENT,
  * -ENOTDIR, -ELOOP, -ENAMETOOLONG (or another open(2) error) with a
  * message naming the path in err. root->fd is -1 on error.
  */
@@ -74,8 +74,16 @@ void root_close(struct root_spec *root);
 /* glibc's dev_t to the kernel's internal MKDEV layout (MINORBITS 20). */
 __u32 root_kernel_dev(dev_t st_dev);
 
-/* Whether one of the write roots among roots[0..n) is a proper ancestor of dir. */
-bool root_has_write_root_above(const struct root_spec *dir, const struct root_spec *roots,
-			       size_t n);
+/* The nearest root among roots[0..n) with access that is a proper ancestor of dir; NULL if none. */
+const struct root_spec *root_above(const struct root_spec *dir, const struct root_spec *roots,
+				   size_t n, __u32 access);
+
+/*
+ * How a run's roots may nest: each --ro inside a --root, and no root inside
+ * a hidden path (CGWARD_ACCESS_HIDDEN), where nothing could be read; a
+ * hidden path inside a root is what --hide is for. Returns 0, or -EINVAL
+ * with the reason in err.
+ */
+int roots_check_nesting(const struct root_spec *roots, size_t n, char *err, size_t errlen);
 
 #endif

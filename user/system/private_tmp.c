@@ -82,11 +82,15 @@ static int make_mount_point(const struct root_spec *spec)
 	return 0;
 }
 
-/* Whether spec is beneath dir and not inside another root beneath dir, which brings it along. */
+/*
+ * Whether spec is beneath dir and not inside another root beneath dir, which
+ * brings it along. A hidden path is not brought back on its own: the fresh
+ * tmpfs hides it already.
+ */
 static bool bound_back(const struct private_tmp_setup *setup, const struct root_spec *spec,
 		       const char *dir)
 {
-	if (!path_within(spec->path, dir))
+	if (spec->access == CGWARD_ACCESS_HIDDEN || !path_within(spec->path, dir))
 		return false;
 	for (size_t i = 0; i < setup->n_roots; i++) {
 		const struct root_spec *root = &setup->roots[i];

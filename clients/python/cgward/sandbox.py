@@ -5,8 +5,8 @@ other directories it may write (``cgward exec --root``), read-only
 exceptions nested in them (``--ro``), a memory limit (``--memory``),
 whether it may reach the network (``--no-network``), a private ``/tmp``
 (``--private-tmp``), the unix sockets it may connect to
-(``--allow-unix``) and the capabilities its root may use on the host
-(``--cap-add``, ``--cap-drop``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
+(``--allow-unix``), the capabilities its root may use on the host
+(``--cap-add``, ``--cap-drop``) and the paths it may not read (``--hide``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
 ``cgward exec``: one cgroup of its own, enforced by the kernel from the
 command's first instruction, removed when the run ends.
 """
@@ -81,7 +81,7 @@ class RunResult:
 
 
 def _existing_absolute(path: StrPath, what: str) -> str:
-    text = os.fspath(path)
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
     if not isinstance(text, str):
         raise ValueError(f"{what}: {text!r} is not a str path")
     if not os.path.isabs(text):
@@ -185,8 +185,8 @@ class Sandbox:
     :param cwd: the directory commands start in; writable (a write root).
     :param writable_paths: further directories the commands may write.
     :param read_only_paths: paths the commands may read but not write.
-        Reads are never hidden by a write boundary, so a read-only path
-        outside every writable one needs nothing; one nested in a writable
+        A write boundary leaves reads open (but for ``hide``), so a
+        read-only path outside every writable one needs nothing; one nested in a writable
         path becomes a read-only exception (``--ro``), which must be a
         directory.
     :param memory_limit_mib: memory limit of the whole run in whole MiB;
@@ -208,6 +208,10 @@ class Sandbox:
         the run (``--pids``); 0 sets none. A fork past it fails (EAGAIN).
     :param cpu_limit: at most this many CPUs' worth of time, such as 0.5 or
         2 (``--cpu``); 0 sets none.
+    :param hide: files or trees the commands may not read, list, execute or
+        write, whatever else allows them (``--hide``), such as ``~/.ssh``
+        (expanded by the caller); their existence stays visible. None may
+        hold ``cwd`` or a writable path.
     :param cgward_path: the ``cgward`` binary; default: found on ``PATH``.
     :raises ValueError: an argument is invalid (the message names it).
     :raises FileNotFoundError: no ``cgward`` binary.
@@ -226,6 +230,7 @@ class Sandbox:
         *,
         pids_limit: int = 0,
         cpu_limit: float = 0,
+        hide: Iterable[StrPath] = (),
         cgward_path: Optional[StrPath] = None,
     ) -> None:
         self.memory_limit_mib = _whole(memory_limit_mib, "memory_limit_mib", "MiB")
@@ -246,6 +251,9 @@ class Sandbox:
             self._unix_socket(p) for p in _paths(allow_unix, "allow_unix")
         ]
         self.capabilities = _capabilities(capabilities)
+        self.hide = [
+            os.path.realpath(_existing_absolute(p, "hide")) for p in _paths(hide, "hide")
+        ]
         self.cgward = self._find_cgward(cgward_path)
         self._options = self._exec_options()
 
@@ -302,6 +310,11 @@ class Sandbox:
                         "directory; cgward's read-only exceptions are directories"
                     )
                 options += ["--ro", real]
+        for path in self.hide:
+            for root in roots:
+                if root == path or _is_beneath(root, path):
+                    raise ValueError(f"hide: {path!r} holds the writable path {root!r}")
+            options += ["--hide", path]
         if self.memory_limit_mib:
             options += ["--memory", str(self.memory_limit_mib)]
         if self.pids_limit:

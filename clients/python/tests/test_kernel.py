@@ -95,6 +95,21 @@ def test_arun_with_a_read_only_exception_and_stdin(dirs):
     ]
 
 
+def test_hidden_paths_are_unreadable_with_their_denies(dirs):
+    work, outside = dirs
+    (outside / "secret").mkdir()
+    (outside / "secret" / "key").write_text("key")
+    (outside / "open").write_text("open")
+    box = sandbox(work, private_tmp=False, hide=[outside / "secret"])
+    result = box.run(["sh", "-c", f"cat {outside}/secret/key; ls {outside}/secret; "
+                      f"cat {outside}/open"])
+    assert result.stdout == b"open"
+    assert [(d["op"], d["path"], d["reason"]) for d in result.denies] == [
+        ("open_read", f"{outside}/secret/key", "hidden"),
+        ("readdir", f"{outside}/secret", "hidden"),
+    ]
+
+
 def test_private_tmp_network_and_memory_options_reach_the_run(dirs):
     work, _ = dirs
     box = sandbox(work, memory_limit_mib=64)

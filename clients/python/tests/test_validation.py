@@ -131,6 +131,31 @@ def test_a_nested_read_only_file_is_refused(work, fake_cgward):
         Sandbox(work, read_only_paths=[work / "lock"], cgward_path=fake_cgward)
 
 
+def test_hidden_paths_map_to_hide_by_their_real_paths(work, tmp_path, fake_cgward):
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (tmp_path / "netrc").write_text("x")
+    (tmp_path / "link").symlink_to(secret)
+    (work / "key").write_text("x")
+    box = Sandbox(work, hide=[tmp_path / "link", str(tmp_path / "netrc"), work / "key"],
+                  cgward_path=fake_cgward)
+    hidden = [options(box)[i + 1] for i, o in enumerate(options(box)) if o == "--hide"]
+    assert hidden == [str(secret), str(tmp_path / "netrc"), str(work / "key")]
+
+
+@pytest.mark.parametrize("path", ["relative", "/no/such/path", None])
+def test_a_hidden_path_must_exist_and_be_absolute(work, fake_cgward, path):
+    with pytest.raises(ValueError, match="hide"):
+        Sandbox(work, hide=[path], cgward_path=fake_cgward)
+
+
+def test_hiding_a_writable_path_is_refused(work, tmp_path, fake_cgward):
+    with pytest.raises(ValueError, match="hide: .* holds the writable path"):
+        Sandbox(work, hide=[tmp_path], cgward_path=fake_cgward)
+    with pytest.raises(ValueError, match="hide: a sequence of paths"):
+        Sandbox(work, hide=str(tmp_path), cgward_path=fake_cgward)
+
+
 def test_network_and_private_tmp_flags(work, fake_cgward):
     assert "--no-network" not in options(
         Sandbox(work, allow_network=True, cgward_path=fake_cgward))
