@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it as it is.
  */
-#define CGWARD_TREE_ABI_VERSION 8
+#define CGWARD_TREE_ABI_VERSION 9
 /*
  * build/relayout (the tests' migration): cgroup_policy's value gains a field
  * that cgroup_mkdir writes, so its programs and one map's layout change and
@@ -39,7 +39,10 @@
  * is refused with nothing detached. 7 added operations, reasons and an
  * access kind, and changed no map, key or value: a plane of 6 is upgraded.
  * 8 appended dropped_caps to cgroup_policy's value: migrated, its bindings
- * keep every capability until they are bound again.
+ * keep every capability until they are bound again. 9 added the read
+ * operations, a reason, the hidden access kind and a policy flag, and
+ * changed no map: a plane of 8 is upgraded, and a build of 8 refuses a
+ * plane of 9 (its programs would take a hidden path for a write root).
  */
 #ifndef CGWARD_ABI_UPGRADES_FROM
 #define CGWARD_ABI_UPGRADES_FROM 6
