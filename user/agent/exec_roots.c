@@ -10,22 +10,19 @@
 #include <sys/stat.h>
 
 #include "cgward_abi.h"
+#include "exec_message.h"
 #include "exec_roots.h"
 
 /* A root from a descriptor the caller opened: fstat gives what the kernel compares. */
-static int root_from_fd(int fd, const char *kind, const char *path, struct root_spec *root,
-			char *err, size_t errlen)
+static int root_from_fd(int fd, __u32 access, const char *path, struct root_spec *root, char *err,
+			size_t errlen)
 {
 	struct stat st, top;
 
 	snprintf(root->path, sizeof(root->path), "%s", path);
 	root->fd = fd;
-	root->access = strcmp(kind, "ro") == 0	   ? CGWARD_ACCESS_READ_ONLY
-		       : strcmp(kind, "hide") == 0 ? CGWARD_ACCESS_HIDDEN
-						   : CGWARD_ACCESS_WRITE;
-	/* A hidden path may be a file; a symbolic link would hide nothing a lookup meets. */
-	if (fstat(fd, &st) ||
-	    (root->access == CGWARD_ACCESS_HIDDEN ? S_ISLNK(st.st_mode) : !S_ISDIR(st.st_mode))) {
+	root->access = access;
+	if (fstat(fd, &st) || !root_file_type_fits(access, st.st_mode)) {
 		snprintf(err, errlen, "root '%s': not a %s", path,
 			 root->access == CGWARD_ACCESS_HIDDEN ? "file or directory" : "directory");
 		return -ENOTDIR;
@@ -79,8 +76,8 @@ int exec_roots_take(struct exec_roots *given, json_t *kinds, json_t *paths, int 
 	for (size_t i = 1; i < n_fds; i++) {
 		const char *kind = json_string_value(json_array_get(kinds, i));
 		const char *path = json_string_value(json_array_get(paths, i));
-		bool is_root = kind && (!strcmp(kind, "write") || !strcmp(kind, "ro") ||
-					!strcmp(kind, "hide"));
+		__u32 access = exec_message_root_access(kind);
+		bool is_root = access != 0;
 		bool is_node = kind && (!strcmp(kind, "unix") || !strcmp(kind, "dev"));
 
 		if (fds[i] < 0)
@@ -92,7 +89,7 @@ int exec_roots_take(struct exec_roots *given, json_t *kinds, json_t *paths, int 
 		if (ret) {
 			close(fds[i]);
 		} else if (is_root) {
-			ret = root_from_fd(fds[i], kind, path, &given->roots[given->n_roots], err,
+			ret = root_from_fd(fds[i], access, path, &given->roots[given->n_roots], err,
 					   errlen);
 			given->n_roots++;
 		} else {

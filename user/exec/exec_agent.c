@@ -66,12 +66,6 @@ int exec_agent_connect(int *fd)
 	return ret;
 }
 
-static const char *const root_kinds[] = {
-    [CGWARD_ACCESS_WRITE] = "write",
-    [CGWARD_ACCESS_READ_ONLY] = "ro",
-    [CGWARD_ACCESS_HIDDEN] = "hide",
-};
-
 /* One descriptor and its kind and name; node descriptors are the caller's to close. */
 static int add_fd(json_t *kinds, json_t *paths, int *fds, size_t *n, int fd, const char *kind,
 		  const char *path)
@@ -152,7 +146,7 @@ static int send_request(int fd, const struct exec_agent_ask *ask, int pidfd, con
 		ret = add_spawn(req, ask, kinds, paths, fds, &n, spawn_fds);
 	for (size_t i = 0; ret == 0 && i < ask->n_roots; i++)
 		ret = add_fd(kinds, paths, fds, &n, ask->roots[i].fd,
-			     root_kinds[ask->roots[i].access], ask->roots[i].path);
+			     exec_message_root_kind(ask->roots[i].access), ask->roots[i].path);
 	for (size_t i = 0; ret == 0 && i < ask->n_nodes; i++)
 		ret = add_fd(kinds, paths, fds, &n, node_fds[i],
 			     ask->nodes[i].access == CGWARD_ACCESS_UNIX_PEER ? "unix" : "dev",

@@ -3,10 +3,33 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <linux/types.h>
 
+#include "cgward_abi.h"
 #include "exec_message.h"
 
 #define CONTROL_SIZE CMSG_SPACE(EXEC_MESSAGE_MAX_FDS * sizeof(int))
+
+static const char *const root_kinds[] = {
+    [CGWARD_ACCESS_WRITE] = "write",
+    [CGWARD_ACCESS_READ_ONLY] = "ro",
+    [CGWARD_ACCESS_HIDDEN] = "hide",
+};
+
+const char *exec_message_root_kind(__u32 access)
+{
+	return access < sizeof(root_kinds) / sizeof(root_kinds[0]) ? root_kinds[access] : NULL;
+}
+
+__u32 exec_message_root_access(const char *kind)
+{
+	for (__u32 access = 0; kind && access < sizeof(root_kinds) / sizeof(root_kinds[0]);
+	     access++) {
+		if (root_kinds[access] && strcmp(kind, root_kinds[access]) == 0)
+			return access;
+	}
+	return 0;
+}
 
 int exec_message_send(int fd, const char *json, size_t len, const int *fds, size_t n_fds)
 {

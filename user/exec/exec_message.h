@@ -10,13 +10,12 @@
  * cgward_cgroup_policy's, as a signed 64-bit integer; without it, the
  * default set; the limits as struct run_limits has them, 0 or absent: none)
  * with one descriptor per kind, in order: "pid" (the pidfd of the caller's
- * child, waiting at its gate) first, then "write" and "ro" (O_PATH
- * directories, --root and --ro), "unix" and "dev" (O_PATH, --allow-unix and
- * --allow-dev). paths[i] names descriptor i in messages only.
- * With --private-tmp the agent starts the command (user/agent/exec_spawn.h):
- * the request adds "argv", "env" and "umask", and its descriptors begin
- * "self" (a pidfd of the caller itself), "cwd" (O_PATH), "stdin", "stdout",
- * "stderr" and "exit", one end of a socket pair on which the agent's
+ * child, waiting at its gate) first, then "write", "ro" and "hide" (O_PATH
+ * directories, --root and --ro; a file too for --hide: exec_message_root_kind),
+ * "unix" and "dev" (O_PATH, --allow-unix and --allow-dev). paths[i] names descriptor i in messages
+ * only. With --private-tmp the agent starts the command (user/agent/exec_spawn.h): the request adds
+ * "argv", "env" and "umask", and its descriptors begin "self" (a pidfd of the caller itself), "cwd"
+ * (O_PATH), "stdin", "stdout", "stderr" and "exit", one end of a socket pair on which the agent's
  * supervisor sends {"op": "exit"} with "status", "exec_error" (execvp's
  * errno) or "error" (it never ran) once the command is over.
  * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer.
@@ -33,9 +32,17 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <linux/types.h>
 
 #define EXEC_MESSAGE_MAX     (128 * 1024)
 #define EXEC_MESSAGE_MAX_FDS 253 /* the kernel's SCM_MAX_FD */
+
+/* A root's kind in a request ("write", "ro", "hide") by its enum cgward_access; NULL for another.
+ */
+const char *exec_message_root_kind(__u32 access);
+
+/* The enum cgward_access of a root's kind; 0 when kind names no root. */
+__u32 exec_message_root_access(const char *kind);
 
 int exec_message_send(int fd, const char *json, size_t len, const int *fds, size_t n_fds);
 

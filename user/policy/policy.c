@@ -286,7 +286,7 @@ static void load_root_list(struct loader *ld, const struct node *node, __u32 acc
 	}
 }
 
-/* Each read-only root inside a write root; no root inside a hidden path. */
+/* root_nesting of each root, each fault at its entry. */
 static void check_nesting(struct loader *ld, const struct root_list *list)
 {
 	const struct root_spec *hidden;
@@ -294,19 +294,21 @@ static void check_nesting(struct loader *ld, const struct root_list *list)
 	for (size_t i = 0; i < list->n; i++) {
 		const struct root_spec *r = &list->roots[i];
 
-		if (r->access == CGWARD_ACCESS_READ_ONLY &&
-		    !root_above(r, list->roots, list->n, CGWARD_ACCESS_WRITE))
+		switch (root_nesting(r, list->roots, list->n, &hidden)) {
+		case ROOT_NESTS:
+			break;
+		case ROOT_READ_ONLY_OUTSIDE:
 			diag(ld, list->nodes[i],
 			     "read-only root '%s' is not inside any of the policy's write roots",
 			     r->path);
-		hidden = r->access == CGWARD_ACCESS_WRITE || r->access == CGWARD_ACCESS_READ_ONLY
-			     ? root_above(r, list->roots, list->n, CGWARD_ACCESS_HIDDEN)
-			     : NULL;
-		if (hidden)
+			break;
+		case ROOT_INSIDE_HIDDEN:
 			diag(
 			    ld, list->nodes[i],
 			    "root '%s' is inside the hidden path '%s': nothing in it could be read",
 			    r->path, hidden->path);
+			break;
+		}
 	}
 }
 

@@ -97,6 +97,11 @@ static int explain_open_error(const char *path, int open_errno, char *err, size_
 	return -e;
 }
 
+bool root_file_type_fits(__u32 access, mode_t mode)
+{
+	return access == CGWARD_ACCESS_HIDDEN ? !S_ISLNK(mode) : S_ISDIR(mode);
+}
+
 int root_resolve(const char *path, __u32 access, struct root_spec *root, char *err, size_t errlen)
 {
 	struct stat st;
@@ -114,7 +119,9 @@ int root_resolve(const char *path, __u32 access, struct root_spec *root, char *e
 					(access == CGWARD_ACCESS_HIDDEN ? 0 : O_DIRECTORY));
 	if (root->fd < 0)
 		return explain_open_error(root->path, errno, err, errlen);
-	ret = fstat(root->fd, &st) < 0 ? -errno : S_ISLNK(st.st_mode) ? -ELOOP : 0;
+	ret = fstat(root->fd, &st) < 0			 ? -errno
+	      : !root_file_type_fits(access, st.st_mode) ? -ELOOP
+							 : 0;
 	if (ret) {
 		snprintf(err, errlen, "root '%s': %s", root->path,
 			 ret == -ELOOP ? "is a symbolic link" : strerror(-ret));
@@ -183,9 +190,7 @@ int root_verify_unchanged(const struct root_spec *root, char *err, size_t errlen
 {
 	struct stat st;
 
-	if (lstat(root->path, &st) == 0 &&
-	    (S_ISDIR(st.st_mode) ||
-	     (root->access == CGWARD_ACCESS_HIDDEN && !S_ISLNK(st.st_mode))) &&
+	if (lstat(root->path, &st) == 0 && root_file_type_fits(root->access, st.st_mode) &&
 	    root_kernel_dev(st.st_dev) == root->dev && st.st_ino == root->ino)
 		return 0;
 	snprintf(err, errlen, "root '%s' changed after it was validated", root->path);
@@ -243,20 +248,31 @@ const struct root_spec *root_above(const struct root_spec *dir, const struct roo
 	return found;
 }
 
+enum root_nesting root_nesting(const struct root_spec *root, const struct root_spec *roots,
+			       size_t n, const struct root_spec **hidden)
+{
+	*hidden = NULL;
+	if (root->access != CGWARD_ACCESS_WRITE && root->access != CGWARD_ACCESS_READ_ONLY)
+		return ROOT_NESTS;
+	if (root->access == CGWARD_ACCESS_READ_ONLY &&
+	    !root_above(root, roots, n, CGWARD_ACCESS_WRITE))
+		return ROOT_READ_ONLY_OUTSIDE;
+	*hidden = root_above(root, roots, n, CGWARD_ACCESS_HIDDEN);
+	return *hidden ? ROOT_INSIDE_HIDDEN : ROOT_NESTS;
+}
+
 int roots_check_nesting(const struct root_spec *roots, size_t n, char *err, size_t errlen)
 {
 	const struct root_spec *hidden;
 
 	for (size_t i = 0; i < n; i++) {
-		if (roots[i].fd < 0 || roots[i].access == CGWARD_ACCESS_HIDDEN)
-			continue;
-		if (roots[i].access == CGWARD_ACCESS_READ_ONLY &&
-		    !root_above(&roots[i], roots, n, CGWARD_ACCESS_WRITE)) {
+		switch (root_nesting(&roots[i], roots, n, &hidden)) {
+		case ROOT_NESTS:
+			break;
+		case ROOT_READ_ONLY_OUTSIDE:
 			snprintf(err, errlen, "--ro '%s' is not inside any --root", roots[i].path);
 			return -EINVAL;
-		}
-		hidden = root_above(&roots[i], roots, n, CGWARD_ACCESS_HIDDEN);
-		if (hidden) {
+		case ROOT_INSIDE_HIDDEN:
 			snprintf(err, errlen,
 				 "root '%s' is inside --hide '%s': nothing in it could be read",
 				 roots[i].path, hidden->path);

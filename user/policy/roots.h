@@ -71,6 +71,12 @@ int root_resolve_in(int dir_fd, const char *path, const char *shown, __u32 acces
 
 void root_close(struct root_spec *root);
 
+/*
+ * Whether a file of mode may be a root of access: a directory; a hidden
+ * path any file but a symbolic link, which no path lookup stops at.
+ */
+bool root_file_type_fits(__u32 access, mode_t mode);
+
 /* glibc's dev_t to the kernel's internal MKDEV layout (MINORBITS 20). */
 __u32 root_kernel_dev(dev_t st_dev);
 
@@ -79,11 +85,16 @@ const struct root_spec *root_above(const struct root_spec *dir, const struct roo
 				   size_t n, __u32 access);
 
 /*
- * How a run's roots may nest: each --ro inside a --root, and no root inside
- * a hidden path (CGWARD_ACCESS_HIDDEN), where nothing could be read; a
- * hidden path inside a root is what --hide is for. Returns 0, or -EINVAL
- * with the reason in err.
+ * How roots may nest, for a run's and a rule's alike: each read-only root
+ * inside a write root, and no write or read-only root inside a hidden path
+ * (CGWARD_ACCESS_HIDDEN), where nothing could be read; a hidden path inside
+ * a root is what hiding is for. *hidden is that path for ROOT_INSIDE_HIDDEN.
  */
+enum root_nesting { ROOT_NESTS, ROOT_READ_ONLY_OUTSIDE, ROOT_INSIDE_HIDDEN };
+enum root_nesting root_nesting(const struct root_spec *root, const struct root_spec *roots,
+			       size_t n, const struct root_spec **hidden);
+
+/* root_nesting of each of a run's roots: 0, or -EINVAL with the first fault in err. */
 int roots_check_nesting(const struct root_spec *roots, size_t n, char *err, size_t errlen);
 
 #endif
