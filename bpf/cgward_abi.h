@@ -133,6 +133,9 @@ enum cgward_reason {
 	CGWARD_REASON_DEVICE,		 /* a device the policy does not allow (allow_devices) */
 	CGWARD_REASON_CAPABILITY,	 /* a capability the policy dropped */
 	CGWARD_REASON_HIDDEN,		 /* the nearest root above it is hidden (--hide) */
+	/* Opened by a handle with no path up from it yet (open_by_handle_at): where it lies is
+	   unknown. */
+	CGWARD_REASON_DISCONNECTED,
 };
 
 /*

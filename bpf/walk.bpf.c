@@ -47,6 +47,23 @@ static __always_inline bool step_up(struct walk_pos *pos)
 	return true;
 }
 
+/* d_obtain_alias's mark on a dentry found by a file handle, cleared once it is linked into the
+ * tree. */
+#define DCACHE_DISCONNECTED 0x20
+
+/*
+ * Whether the walk stopped at a dentry that open_by_handle_at found with no
+ * path up to its file system's root yet: the roots and hidden paths above it
+ * are unknown, so nothing may be decided from its top (for a read, that it
+ * met no hidden path). Pipes' and memfds' dentries have no parent either, but
+ * are not marked.
+ */
+static __always_inline bool disconnected(struct dentry *dentry)
+{
+	return BPF_CORE_READ(dentry, d_parent) == dentry &&
+	       (BPF_CORE_READ(dentry, d_flags) & DCACHE_DISCONNECTED);
+}
+
 /*
  * Judges the current directory (judge_root), then steps up. A negative
  * dentry (a name being created) has no identity of its own.
@@ -69,7 +86,8 @@ __noinline int walk_step(WALK_PARAMS)
 	state->first_step = 0;
 	state->depth++;
 	if (!step_up(&state->pos)) {
-		state->result.reason = CGWARD_REASON_OUTSIDE_ROOTS;
+		state->result.reason =
+		    disconnected(dentry) ? CGWARD_REASON_DISCONNECTED : CGWARD_REASON_OUTSIDE_ROOTS;
 		return WALK_DONE;
 	}
 	return WALK_ON;

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -576,6 +577,36 @@ static int userns_lo_up(void)
 	return ret;
 }
 
+/*
+ * A file opened by its handle (open_by_handle_at, CAP_DAC_READ_SEARCH): the
+ * handle taken at once (then DIR/taken made), the open once DIR/go exists,
+ * so that the test can drop the dentry cache in between and the open find
+ * no path to the file.
+ */
+static int handle_read(const char *mount, const char *path, const char *dir)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} handle = {.fh.handle_bytes = MAX_HANDLE_SZ};
+	int mount_id, mount_fd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+	char taken[PATH_MAX], go[PATH_MAX];
+
+	snprintf(taken, sizeof(taken), "%s/taken", dir);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	if (mount_fd < 0 || name_to_handle_at(AT_FDCWD, path, &handle.fh, &mount_id, 0))
+		return -1;
+	fd = open(taken, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	while (access(go, F_OK))
+		usleep(50000);
+	fd = open_by_handle_at(mount_fd, &handle.fh, O_RDONLY | O_CLOEXEC);
+	close(mount_fd);
+	return fd < 0 ? -1 : close(fd);
+}
+
 static int run(int argc, char **argv)
 {
 	const char *op = argv[1], *a = argc > 2 ? argv[2] : NULL, *b = argc > 3 ? argv[3] : NULL;
@@ -624,6 +655,8 @@ static int run(int argc, char **argv)
 		return fsconfig_remount(a, b, argv[4]);
 	if (!strcmp(op, "uring-open-write") && a)
 		return uring_open(a, O_WRONLY);
+	if (!strcmp(op, "handle-read") && a && b && argc > 4)
+		return handle_read(a, b, argv[4]);
 	if (!strcmp(op, "uring-open-read") && a)
 		return uring_open(a, O_RDONLY);
 	if (!strcmp(op, "uring-rename") && a && b)

@@ -57,6 +57,9 @@ test_hide_real_tools_are_denied() {
 		cat $O/open/file" >"$T/out" 2>"$T/err" || true
 	expect_content "$T/out" open
 	[ "$(grep -c "Operation not permitted" "$T/err")" -eq 3 ] || fail "stderr: $(cat "$T/err")"
+	# A pipe has no path either, and is no file handle's: reopened, it stays readable.
+	expect piped sh -c "printf piped | $CGWARD exec --cgroup-parent $SUITE_CGROUP \
+		--events $EV --root $W --hide $O/secret -- cat /proc/self/fd/0"
 }
 
 # A file made in the hidden tree after the run started is hidden too: the
@@ -173,4 +176,22 @@ test_hide_in_a_mandatory_agent_rule_holds_in_cgward_exec_beneath() {
 	wait_line "$EV" "\"path\":\"$O/secret/key\"" 2
 	expect_events 2 ".op == \"open_read\" and .reason == \"hidden\" and .policy == \"floor\""
 	agent_stop
+}
+
+# Root inside keeps CAP_DAC_READ_SEARCH: a hidden file opened by its handle
+# once its dentry is out of the cache has no path up to the hidden tree (a
+# disconnected dentry, ext4's d_obtain_alias). Its read is denied all the
+# same: the walk cannot tell where the file lies.
+test_hide_holds_for_a_file_opened_by_its_handle() {
+	mount_ext4 "$T/ext4"
+	hide_tree "$T/ext4"
+	cgx --root "$W" --hide "$T/ext4/secret" -- \
+		"$HATCHOP" handle-read "$T/ext4" "$T/ext4/secret/key" "$W" >"$T/out" &
+	wait_file "$W/taken"
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	touch "$W/go"
+	wait $! || true
+	expect_content "$T/out" EPERM
+	expect_events 1 '.op == "open_read" and .reason == "disconnected"'
 }

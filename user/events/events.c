@@ -81,6 +81,8 @@ const char *event_reason_name(__u16 reason)
 		return "capability";
 	case CGWARD_REASON_HIDDEN:
 		return "hidden";
+	case CGWARD_REASON_DISCONNECTED:
+		return "disconnected";
 	}
 	return "unknown";
 }
