@@ -12,7 +12,7 @@
  * the programs' contract with them. Raised on any change to either; a cgward
  * finding a plane of another version does not adopt it as it is.
  */
-#define CGWARD_TREE_ABI_VERSION 9
+#define CGWARD_TREE_ABI_VERSION 10
 /*
  * build/relayout (the tests' migration): cgroup_policy's value gains a field
  * that cgroup_mkdir writes, so its programs and one map's layout change and
@@ -42,7 +42,9 @@
  * keep every capability until they are bound again. 9 added the read
  * operations, a reason, the hidden access kind and a policy flag, and
  * changed no map: a plane of 8 is upgraded, and a build of 8 refuses a
- * plane of 9 (its programs would take a hidden path for a write root).
+ * plane of 9 (its programs would take a hidden path for a write root). 10
+ * added the readable access kind and two policy flags, and changed no map:
+ * a build of 9 would take a readable tree for a write root.
  */
 #ifndef CGWARD_ABI_UPGRADES_FROM
 #define CGWARD_ABI_UPGRADES_FROM 6
@@ -108,8 +110,8 @@ enum cgward_op {
 	 */
 	CGWARD_OP_URING_PERSONALITY,
 	/*
-	 * Reads, judged where the policy hides paths (CGWARD_POLICY_HIDES): a
-	 * file opened to read, a directory to list, a file to execute.
+	 * Reads, judged under CGWARD_POLICY_JUDGE_READS: a file opened to
+	 * read, a directory to list, a file to execute.
 	 */
 	CGWARD_OP_OPEN_READ,
 	CGWARD_OP_READDIR,
@@ -212,10 +214,14 @@ struct cgward_cgroup_policy {
  */
 #define CGWARD_POLICY_FROM_EXEC (1U << 5)
 /*
- * The policy, or the mandatory one above it, hides paths: opening a file to
- * read or execute and a directory to list are judged too.
+ * The policy, or the mandatory one above it, hides paths or confines reads:
+ * opening a file to read or execute and a directory to list are judged too.
  */
-#define CGWARD_POLICY_HIDES (1U << 6)
+#define CGWARD_POLICY_JUDGE_READS (1U << 6)
+/* Reads outside the policy's roots (of any access but hidden) are denied... */
+#define CGWARD_POLICY_READ_ROOTS (1U << 7)
+/* ...and those outside the mandatory policy's roots (its CGWARD_POLICY_READ_ROOTS). */
+#define CGWARD_POLICY_MANDATORY_READ_ROOTS (1U << 8)
 
 /*
  * A root is a directory identity, not a path string: the kernel's dev_t of its
@@ -250,6 +256,12 @@ enum cgward_access {
 	 * decides: hidden, or any other root, which leaves it readable.
 	 */
 	CGWARD_ACCESS_HIDDEN,
+	/*
+	 * A readable file or tree (cgward exec --read, the system set): a read
+	 * beneath it is allowed as beneath any other root, and a write passes
+	 * over it to the roots above.
+	 */
+	CGWARD_ACCESS_READ,
 };
 
 /* A device's type and number (MKDEV layout), as a CGWARD_ACCESS_DEVICE entry's ino. */

@@ -14,7 +14,8 @@
 #include "maps.bpf.h"
 #include "overlay.bpf.h"
 
-#define EPERM 1
+#define EPERM  1
+#define EINVAL 22
 
 #define S_IFMT	 00170000
 #define S_IFSOCK 0140000
@@ -35,7 +36,10 @@
 #define TARGET_DEPARTS (1U << 0)
 /* The target is a unix socket being connected to: a CGWARD_ACCESS_UNIX_PEER entry allows it. */
 #define TARGET_UNIX_PEER (1U << 1)
-/* The target is read, listed or executed: only a CGWARD_ACCESS_HIDDEN entry denies it. */
+/*
+ * The target is read, listed or executed: a CGWARD_ACCESS_HIDDEN entry
+ * denies it, any other root allows it.
+ */
 #define TARGET_READ (1U << 2)
 
 /* A write target: the dentry being written, created (negative) or removed, and its mount. */
@@ -132,6 +136,8 @@ static __always_inline int judge_root(struct walk_state *state, __u32 dev, __u64
 		state->result.reason = 0;
 		return WALK_DONE;
 	}
+	if (root->access == CGWARD_ACCESS_READ)
+		return WALK_ON; /* a readable tree: a write is judged by the roots above */
 	/*
 	 * An --allow-unix socket may be connected to, nothing more. Any other
 	 * write to that inode is denied here, before the walk could cross a
@@ -264,10 +270,10 @@ static __always_inline struct inode *walk_cache_inode(struct dentry *dir, struct
 }
 
 /*
- * Whether walk_cache lets a write beneath the directory dir: its entry was
- * filled at this rename count, and its root is a write root of the policy
- * without read-only exceptions (any of which could lie between dir and the
- * root). The entry is not the policy's: a policy without that root walks,
+ * Whether walk_cache lets a write (or a read) beneath the directory dir:
+ * its entry was filled at this rename count, and its root is a write root
+ * (or a readable one) of the policy without exceptions (any of which could
+ * lie between dir and the root). The entry is not the policy's: a policy without that root walks,
  * and the write_roots lookup is what keeps a reused policy id or a reload
  * from inheriting another policy's verdict.
  */
@@ -284,11 +290,13 @@ static __always_inline bool walk_cache_allows(const struct walk_state *state, st
 	key.dev = dir->i_sb->s_dev;
 	key.ino = entry->root_ino;
 	root = bpf_map_lookup_elem(&write_roots, &key);
-	return root && root->access == CGWARD_ACCESS_WRITE &&
-	       !(root->flags & CGWARD_ROOT_EXCEPTIONS);
+	if (!root || (root->flags & CGWARD_ROOT_EXCEPTIONS))
+		return false;
+	return root->access == CGWARD_ACCESS_WRITE ||
+	       ((state->flags & TARGET_READ) && root->access == CGWARD_ACCESS_READ);
 }
 
-/* Records that the fast walk from dir, begun at rename_seq, met the write root root_ino first. */
+/* Records that the fast walk from dir, begun at rename_seq, met the root root_ino first. */
 static __always_inline void walk_cache_fill(struct inode *dir, __u32 rename_seq, __u64 root_ino)
 {
 	struct walk_cache_entry entry = {
@@ -761,25 +769,53 @@ static __always_inline int decide_for(const struct cgward_cgroup_policy *policy,
 }
 
 /*
+ * A mount that no mount namespace holds (MNT_NS_INTERNAL): overlayfs'
+ * private clones of its layers, and the kernel's own (pipes, memfds,
+ * namespace files). No path reaches a file there: overlayfs opens its
+ * layers' files and directories for a read of the overlay, judged already,
+ * and a task reaches the others only through a descriptor it has. A task of
+ * a boundary mounts no overlay of its own (mounts.bpf.c).
+ */
+static __always_inline bool internal_mount(struct vfsmount *vfsmnt)
+{
+	struct mount *mnt = (struct mount *)walk_mount(vfsmnt);
+
+	return mnt && (long)BPF_CORE_READ(mnt, mnt_ns) == -EINVAL;
+}
+
+/*
+ * A read's verdict under one policy: the nearest entry above decides
+ * (hidden denies, any other root allows); reaching the top denies only
+ * where the policy confines reads (confined). fast: as walk_to_root's.
+ */
+static __always_inline void walk_read(__u32 policy_id, const struct write_target *path,
+				      bool confined, bool fast, struct walk_result *result)
+{
+	result->policy_id = policy_id;
+	walk_to_root(policy_id, path, fast, result);
+	if (result->reason == CGWARD_REASON_OUTSIDE_ROOTS && !confined)
+		result->reason = 0;
+}
+
+/*
  * The decision on a read (request->path.flags has TARGET_READ), for a
- * policy with CGWARD_POLICY_HIDES: the general walk under the policy, then
- * under the mandatory one, each denying only at a hidden entry. The top of
- * the tree, reached without meeting one, leaves the read allowed.
+ * policy with CGWARD_POLICY_JUDGE_READS: under the policy, then under the
+ * mandatory one. The fast walk serves a policy that confines reads, whose
+ * reads end at a root; one that only hides paths walks to the top anyway.
  */
 static __always_inline int decide_read_for(const struct cgward_cgroup_policy *policy,
 					   __u64 cgroup_id, const struct write_request *request)
 {
-	struct walk_result result = {.policy_id = policy->policy_id};
+	struct walk_result result = {};
+	bool confined = policy->flags & CGWARD_POLICY_READ_ROOTS;
 
-	walk_to_root(policy->policy_id, &request->path, false, &result);
-	if (result.reason == CGWARD_REASON_OUTSIDE_ROOTS)
-		result.reason = 0;
-	if (!result.reason && policy->mandatory_id) {
-		result.policy_id = policy->mandatory_id;
-		walk_to_root(policy->mandatory_id, &request->path, false, &result);
-		if (result.reason == CGWARD_REASON_OUTSIDE_ROOTS)
-			result.reason = 0;
-	}
+	if (internal_mount(request->path.mnt) ||
+	    own_namespace_fs(policy, request->path.dentry->d_sb))
+		return 0;
+	walk_read(policy->policy_id, &request->path, confined, confined, &result);
+	if (!result.reason && policy->mandatory_id)
+		walk_read(policy->mandatory_id, &request->path,
+			  policy->flags & CGWARD_POLICY_MANDATORY_READ_ROOTS, false, &result);
 	if (!result.reason)
 		return 0;
 	report(policy, cgroup_id, request, &result);

@@ -55,17 +55,17 @@ static __always_inline __u16 read_op(const struct file *file)
 }
 
 /*
- * An open that does not write, judged only where the policy hides paths.
+ * An open that does not write, judged only where the policy judges reads.
  * A hidden file's descriptor passed in from outside is not an open here.
  */
-static __always_inline int decide_read_open(struct file *file)
+static __noinline int decide_read_open(struct file *file)
 {
 	struct write_request request = {.op = read_op(file)};
 	struct cgward_cgroup_policy *policy;
 	__u64 cgroup_id;
 
 	policy = current_policy(&cgroup_id);
-	if (!policy || !(policy->flags & CGWARD_POLICY_HIDES))
+	if (!policy || !(policy->flags & CGWARD_POLICY_JUDGE_READS))
 		return 0;
 	request.path.dentry = file->f_path.dentry;
 	request.path.mnt = file->f_path.mnt;
@@ -74,22 +74,17 @@ static __always_inline int decide_read_open(struct file *file)
 }
 
 /*
- * The cheap checks first: the open mode and flags (fields of the file),
- * then the task's policy (one map lookup, and for most tasks the end), then
- * what the file is.
+ * An open that writes or truncates. Apart from the read decision (each
+ * with its walk's state on its own stack: together, in file_open's frame,
+ * they went past the 512 bytes BPF allows a call chain).
  */
-SEC("lsm/file_open")
-int BPF_PROG(file_open, struct file *file, int ret)
+static __noinline int decide_write_open(struct file *file)
 {
 	struct write_request request = {.op = CGWARD_OP_OPEN_WRITE};
 	struct cgward_cgroup_policy *policy;
 	struct inode *inode;
 	__u64 cgroup_id;
 
-	if (ret)
-		return ret;
-	if (!(file->f_mode & FMODE_WRITE) && !(file->f_flags & (O_TRUNC | O_CREAT)))
-		return decide_read_open(file);
 	if (created_by_this_open(file))
 		return 0;
 	policy = current_policy(&cgroup_id);
@@ -107,6 +102,21 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	if (!is_file_system_write(inode))
 		return 0;
 	return decide_for(policy, cgroup_id, &request, true);
+}
+
+/*
+ * The cheap checks first: the open mode and flags (fields of the file),
+ * then the task's policy (one map lookup, and for most tasks the end), then
+ * what the file is.
+ */
+SEC("lsm/file_open")
+int BPF_PROG(file_open, struct file *file, int ret)
+{
+	if (ret)
+		return ret;
+	if (!(file->f_mode & FMODE_WRITE) && !(file->f_flags & (O_TRUNC | O_CREAT)))
+		return decide_read_open(file);
+	return decide_write_open(file);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -37,6 +37,24 @@ static __always_inline int deny_hatch_at(__u16 op, const struct path *path,
 }
 
 /*
+ * The verdict on an operation of the calling task, under policy, on a task
+ * outside its boundary; reported (quiet: not).
+ */
+static __always_inline int deny_peer(const struct cgward_cgroup_policy *policy, __u64 cgroup_id,
+				     __u16 op, struct task_struct *task, __u32 arg, bool quiet)
+{
+	struct event_scratch *scratch;
+
+	scratch = quiet ? NULL : report_begin(policy, cgroup_id, op, CGWARD_REASON_OUTSIDE_BOUNDARY);
+	if (scratch) {
+		scratch->event.peer_pid = BPF_CORE_READ(task, tgid);
+		scratch->event.arg = arg;
+		report_send(scratch, policy);
+	}
+	return denied(policy);
+}
+
+/*
  * A task in the same boundary (in_boundary) may be traced, signalled,
  * reprioritised and limited; any other may not.
  */
@@ -44,17 +62,10 @@ static __always_inline int deny_outside_boundary(__u16 op, struct task_struct *t
 {
 	__u64 cgroup_id;
 	struct cgward_cgroup_policy *policy = current_policy(&cgroup_id);
-	struct event_scratch *scratch;
 
 	if (!policy || in_boundary(policy, task))
 		return 0;
-	scratch = report_begin(policy, cgroup_id, op, CGWARD_REASON_OUTSIDE_BOUNDARY);
-	if (scratch) {
-		scratch->event.peer_pid = BPF_CORE_READ(task, tgid);
-		scratch->event.arg = arg;
-		report_send(scratch, policy);
-	}
-	return denied(policy);
+	return deny_peer(policy, cgroup_id, op, task, arg, false);
 }
 
 #endif

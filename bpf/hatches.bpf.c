@@ -9,7 +9,8 @@
  */
 #include "hatch.bpf.h"
 
-#define PTRACE_MODE_ATTACH 0x02
+#define PTRACE_MODE_ATTACH  0x02
+#define PTRACE_MODE_NOAUDIT 0x04
 
 /*
  * bpf(2) could detach these programs or rewrite their maps. The hook gained
@@ -51,17 +52,37 @@ int BPF_PROG(kernel_load_data, enum kernel_load_data_id id)
 }
 
 /*
+ * Whether a read of another task's state is judged: where reads are
+ * confined, other processes' memory maps, environment, open files and
+ * namespaces are outside too.
+ */
+static __always_inline bool confines_reads(const struct cgward_cgroup_policy *policy)
+{
+	return policy->flags & (CGWARD_POLICY_READ_ROOTS | CGWARD_POLICY_MANDATORY_READ_ROOTS);
+}
+
+/*
  * Attaching is what ptrace(2), process_vm_writev(2), pidfd_getfd(2) and
- * /proc/PID/mem ask for; read access (ps reading /proc) stays allowed.
+ * /proc/PID/mem ask for. Reading (/proc/PID/environ, maps, fd/, ns/,
+ * process_vm_readv(2)) is denied only where reads are confined, and
+ * reported unless the kernel asks quietly: /proc/PID/stat, which ps reads
+ * for every process, asks so and shows the fields it guards as 0.
  */
 SEC("lsm/ptrace_access_check")
 int BPF_PROG(ptrace_access_check, struct task_struct *child, unsigned int mode, int ret)
 {
+	struct cgward_cgroup_policy *policy;
+	__u64 cgroup_id;
+
 	if (ret)
 		return ret;
-	if (!(mode & PTRACE_MODE_ATTACH))
+	if (mode & PTRACE_MODE_ATTACH)
+		return deny_outside_boundary(CGWARD_OP_PTRACE, child, 0);
+	policy = current_policy(&cgroup_id);
+	if (!policy || !confines_reads(policy) || in_boundary(policy, child))
 		return 0;
-	return deny_outside_boundary(CGWARD_OP_PTRACE, child, 0);
+	return deny_peer(policy, cgroup_id, CGWARD_OP_PTRACE, child, mode,
+			 mode & PTRACE_MODE_NOAUDIT);
 }
 
 /* kill(2) and its kin; signal 0 only asks whether the task exists. */

@@ -37,12 +37,13 @@ tools_overlay() {
 	TO=$o/merged/out
 }
 
-# real_tools_work_in WS: every tool works in a root at WS (tools_lower's ws),
-# with --private-tmp, and none is denied anything.
+# real_tools_work_in WS [OPTION...]: every tool works in a root at WS
+# (tools_lower's ws), with --private-tmp and the options, and none is denied
+# anything.
 real_tools_work_in() {
 	# shellcheck disable=SC2016 # expanded by the confined shell
 	expect "$(lines hello make ok sort 1 '[1, 4, 9]' tar extracted git ok sqlite 1 \
-		appended edited)" cgx --root "$1" --private-tmp -- sh -ec '
+		appended edited)" cgx --root "$1" --private-tmp "${@:2}" -- sh -ec '
 		cd "$1"
 		gcc -o hello hello.c && ./hello
 		make -s && [ -f out.txt ] && echo make

@@ -24,7 +24,7 @@ static int root_from_fd(int fd, __u32 access, const char *path, struct root_spec
 	root->access = access;
 	if (fstat(fd, &st) || !root_file_type_fits(access, st.st_mode)) {
 		snprintf(err, errlen, "root '%s': not a %s", path,
-			 root->access == CGWARD_ACCESS_HIDDEN ? "file or directory" : "directory");
+			 root_may_be_file(root->access) ? "file or directory" : "directory");
 		return -ENOTDIR;
 	}
 	if (stat("/", &top) == 0 && top.st_dev == st.st_dev && top.st_ino == st.st_ino) {

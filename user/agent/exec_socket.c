@@ -370,23 +370,38 @@ static int read_unconfined_caller(const struct exec_service *svc, pid_t caller, 
 	return 0;
 }
 
+/*
+ * The run's roots in line: write roots and read-only exceptions as "roots",
+ * hidden and readable paths under their kinds ("hide", "read").
+ */
+static void log_roots(json_t *line, const struct exec_service_run *run)
+{
+	json_object_set_new(line, "roots", json_array());
+	for (size_t i = 0; run && run->given.roots && i < run->given.n_roots; i++) {
+		const struct root_spec *root = &run->given.roots[i];
+		const char *key = root->access == CGWARD_ACCESS_HIDDEN || root->access == CGWARD_ACCESS_READ
+				      ? exec_message_root_kind(root->access)
+				      : "roots";
+		json_t *list = json_object_get(line, key);
+
+		if (!list) {
+			list = json_array();
+			json_object_set_new(line, key, list);
+		}
+		json_array_append_new(list, json_string(root->path));
+	}
+}
+
 /* The request and its outcome, a line of the agent's event stream. */
 static void log_request(struct exec_service *svc, const struct ucred *peer, pid_t pid,
 			const char *argv0, const struct exec_service_run *run, const char *error)
 {
 	struct timespec now;
 	char time[64];
-	json_t *line = json_object(), *roots = json_array(), *hide = json_array();
+	json_t *line = json_object();
 	char *text;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	for (size_t i = 0; run && run->given.roots && roots && hide && i < run->given.n_roots;
-	     i++) {
-		const struct root_spec *root = &run->given.roots[i];
-
-		json_array_append_new(root->access == CGWARD_ACCESS_HIDDEN ? hide : roots,
-				      json_string(root->path));
-	}
 	if (json_format_time(&now, time, sizeof(time)) == 0)
 		json_object_set_new(line, "time", json_string(time));
 	json_object_set_new(line, "op", json_string("exec_request"));
@@ -399,9 +414,7 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 		json_object_set_new(line, "private_tmp", json_true());
 	if (argv0)
 		json_object_set_new(line, "command", json_string(argv0));
-	json_object_set(line, "roots", roots);
-	if (json_array_size(hide))
-		json_object_set(line, "hide", hide);
+	log_roots(line, run);
 	if (error)
 		json_object_set_new(line, "error", json_string(error));
 	else
@@ -414,8 +427,6 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 		fflush(svc->sink);
 	}
 	free(text);
-	json_decref(roots);
-	json_decref(hide);
 	json_decref(line);
 }
 
@@ -506,7 +517,8 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 	json_int_t pids = json_integer_value(json_object_get(req, "pids_max"));
 	json_int_t cpu = json_integer_value(json_object_get(req, "cpu_milli"));
 	const __u32 known =
-	    CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_ALLOW_LOOPBACK | CGWARD_POLICY_NO_UNIX_OUTSIDE;
+	    CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_ALLOW_LOOPBACK |
+	    CGWARD_POLICY_NO_UNIX_OUTSIDE | CGWARD_POLICY_READ_ROOTS;
 
 	if (!json_is_array(kinds) || !json_is_array(paths) || json_array_size(kinds) != n_fds ||
 	    json_array_size(paths) != n_fds || n_fds == 0 ||

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "capabilities.h"
@@ -32,6 +33,12 @@ static const char usage[] =
     "                        the most specific path wins\n"
     "      --hide PATH       a file or tree that may not be read, listed, executed\n"
     "                        or written, whatever root it is in (repeatable)\n"
+    "      --read PATH       a file or tree CMD may read, list and execute (repeatable).\n"
+    "                        With --read or --read-system, nothing else may be: only\n"
+    "                        these, the write roots and the system set\n"
+    "      --read-system SET the system set, readable where reads are confined: default\n"
+    "                        (/usr, /etc, /proc, the harmless devices: docs/exec.md) or\n"
+    "                        none\n"
     "      --audit           report would-be denies as \"verdict\":\"audit\", allow them\n"
     "      --no-network      deny connect, bind and sendmsg to IPv4 and IPv6 addresses\n"
     "      --allow-loopback  with --no-network: loopback addresses stay reachable\n"
@@ -85,6 +92,8 @@ static int add_root_arg(struct exec_options *opt, const char *path, __u32 access
 enum {
 	OPT_RO = 256,
 	OPT_HIDE,
+	OPT_READ,
+	OPT_READ_SYSTEM,
 	OPT_AUDIT,
 	OPT_EVENTS,
 	OPT_CGROUP_PARENT,
@@ -127,6 +136,16 @@ static int change_capability(struct exec_options *opt, bool keep, const char *na
 	return ret;
 }
 
+static int parse_read_system(struct exec_options *opt, const char *set)
+{
+	if (strcmp(set, "default") != 0 && strcmp(set, "none") != 0) {
+		fprintf(stderr, "cgward: exec: --read-system '%s': default or none\n", set);
+		return -EINVAL;
+	}
+	opt->req.read_system_none = strcmp(set, "none") == 0;
+	return 0;
+}
+
 /* Appends the PATH of a repeatable --allow-unix or --allow-dev to its list. */
 static int add_node_arg(const char **args, size_t *n_args, const char *option, const char *path)
 {
@@ -155,6 +174,8 @@ static const struct option long_options[] = {
     {"root", required_argument, NULL, 'r'},
     {"ro", required_argument, NULL, OPT_RO},
     {"hide", required_argument, NULL, OPT_HIDE},
+    {"read", required_argument, NULL, OPT_READ},
+    {"read-system", required_argument, NULL, OPT_READ_SYSTEM},
     {"audit", no_argument, NULL, OPT_AUDIT},
     {"no-network", no_argument, NULL, OPT_NO_NETWORK},
     {"allow-loopback", no_argument, NULL, OPT_ALLOW_LOOPBACK},
@@ -191,6 +212,14 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			break;
 		case OPT_HIDE:
 			ret = add_root_arg(opt, optarg, CGWARD_ACCESS_HIDDEN);
+			break;
+		case OPT_READ:
+			opt->req.policy_flags |= CGWARD_POLICY_READ_ROOTS;
+			ret = add_root_arg(opt, optarg, CGWARD_ACCESS_READ);
+			break;
+		case OPT_READ_SYSTEM:
+			opt->req.policy_flags |= CGWARD_POLICY_READ_ROOTS;
+			ret = parse_read_system(opt, optarg);
 			break;
 		case OPT_AUDIT:
 			opt->req.policy_flags |= CGWARD_POLICY_AUDIT;

@@ -14,6 +14,7 @@ static const char *const root_kinds[] = {
     [CGWARD_ACCESS_WRITE] = "write",
     [CGWARD_ACCESS_READ_ONLY] = "ro",
     [CGWARD_ACCESS_HIDDEN] = "hide",
+    [CGWARD_ACCESS_READ] = "read",
 };
 
 const char *exec_message_root_kind(__u32 access)

@@ -21,6 +21,7 @@
 #include "plane.h"
 #include "policy_maps.h"
 #include "private_tmp.h"
+#include "read_system.h"
 #include "roots.h"
 #include "run_core.h"
 #include "spawn.h"
@@ -37,7 +38,7 @@ struct execution {
 	int agent_fd;
 	struct exec_agent_grant grant;
 	struct exec_agent_end agent_end;
-	struct root_spec roots[EXEC_MAX_ROOTS];
+	struct root_spec roots[EXEC_MAX_ROOTS + 1 + READ_SYSTEM_MAX]; /* the cwd, the system set */
 	size_t n_roots;
 	struct root_spec unix_sockets[EXEC_MAX_ROOTS]; /* --allow-unix */
 	size_t n_unix_sockets;
@@ -127,7 +128,10 @@ static int check_private_tmp(const struct execution *x)
 	return 0;
 }
 
-/* Every root valid, no duplicates, every read-only exception inside a write root. */
+/*
+ * Every root valid, no duplicates, every read-only exception inside a write
+ * root; then, where reads are confined, the system set.
+ */
 static int resolve_roots(struct execution *x)
 {
 	char cwd[PATH_MAX], err[2 * PATH_MAX + 64] = "";
@@ -146,6 +150,10 @@ static int resolve_roots(struct execution *x)
 		ret = roots_check_duplicates(x->roots, x->n_roots, err, sizeof(err));
 	if (ret == 0)
 		ret = roots_check_nesting(x->roots, x->n_roots, err, sizeof(err));
+	if (ret == 0 && (x->req->policy_flags & CGWARD_POLICY_READ_ROOTS) &&
+	    !x->req->read_system_none)
+		ret = read_system_add(x->roots, &x->n_roots, sizeof(x->roots) / sizeof(x->roots[0]),
+				      err, sizeof(err));
 	if (err[0])
 		fprintf(stderr, "cgward: %s\n", err);
 	return ret ? ret : check_private_tmp(x);

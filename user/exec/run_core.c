@@ -117,7 +117,7 @@ int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *la
 	return ret;
 }
 
-/* Whether a root list installed hides a path: the run's reads are judged then. */
+/* Whether a root list installed hides a path. */
 static bool hides_paths(const struct run_core *core)
 {
 	for (size_t i = 0; i < core->n_installed; i++) {
@@ -131,9 +131,10 @@ static bool hides_paths(const struct run_core *core)
 
 int run_core_bind(struct run_core *core, __u32 flags, __u64 dropped_caps, char *err, size_t errlen)
 {
+	bool judge_reads = hides_paths(core) || (flags & CGWARD_POLICY_READ_ROOTS);
 	int ret = policy_maps_bind_exec_cgroup(
 	    core->maps, core->cgroup.id, core->policy_id,
-	    flags | (hides_paths(core) ? CGWARD_POLICY_HIDES : 0), dropped_caps);
+	    flags | (judge_reads ? CGWARD_POLICY_JUDGE_READS : 0), dropped_caps);
 
 	if (ret)
 		snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));

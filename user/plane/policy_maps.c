@@ -34,8 +34,10 @@ static int tag_root(int root_tags_fd, int dir_fd, const struct cgward_root_tag *
 	return -errno;
 }
 
-/* Read-only and hidden paths: a write root may hold one, so a directory beneath is not writable for
- * that alone. */
+/*
+ * Read-only and hidden paths: a write root (or a readable one) may hold
+ * one, so a directory beneath is not writable (readable) for that alone.
+ */
 static bool has_exceptions(const struct root_spec *roots, size_t n_roots)
 {
 	for (size_t i = 0; i < n_roots; i++) {
@@ -44,6 +46,12 @@ static bool has_exceptions(const struct root_spec *roots, size_t n_roots)
 			return true;
 	}
 	return false;
+}
+
+/* A root that walk_cache may answer for: a write root, or a readable one. */
+static bool may_hold_exceptions(__u32 access)
+{
+	return access == CGWARD_ACCESS_WRITE || access == CGWARD_ACCESS_READ;
 }
 
 /*
@@ -62,7 +70,7 @@ static int tag_roots(const struct policy_maps *maps, const struct root_spec *roo
 
 		if (roots[i].fd < 0)
 			continue;
-		if (exceptions && roots[i].access == CGWARD_ACCESS_WRITE) {
+		if (exceptions && may_hold_exceptions(roots[i].access)) {
 			tag.flags |= CGWARD_TAG_EXCEPTIONS;
 			update = BPF_ANY;
 		}
@@ -85,9 +93,8 @@ int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 		struct cgward_root_key key = root_key(policy_id, &roots[i]);
 		struct cgward_root_value value = {
 		    .access = roots[i].access,
-		    .flags = exceptions && roots[i].access == CGWARD_ACCESS_WRITE
-				 ? CGWARD_ROOT_EXCEPTIONS
-				 : 0,
+		    .flags = exceptions && may_hold_exceptions(roots[i].access) ? CGWARD_ROOT_EXCEPTIONS
+									     : 0,
 		};
 
 		if (bpf_map_update_elem(maps->write_roots_fd, &key, &value, BPF_ANY) != 0) {
@@ -141,6 +148,13 @@ int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
 	return 0;
 }
 
+/* What a mandatory rule's flags make of the reads of an exec run beneath it. */
+static __u32 mandatory_reads(__u32 mandatory_flags)
+{
+	return (mandatory_flags & CGWARD_POLICY_JUDGE_READS) |
+	       (mandatory_flags & CGWARD_POLICY_READ_ROOTS ? CGWARD_POLICY_MANDATORY_READ_ROOTS : 0);
+}
+
 int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
 			  const struct cgward_cgroup_policy *policy)
 {
@@ -153,7 +167,7 @@ int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
 		return 0;
 	current.mandatory_id = policy->policy_id;
 	current.mandatory_dropped_caps = policy->dropped_caps;
-	current.flags |= policy->flags & CGWARD_POLICY_HIDES; /* its hides hold too */
+	current.flags |= mandatory_reads(policy->flags); /* its hides and read roots hold too */
 	return policy_maps_bind_cgroup(maps, cgroup_id, &current);
 }
 
@@ -181,9 +195,9 @@ int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id
 		policy.mandatory_id = inherited.policy_id;
 		/* Audit only when both only audit: a mandatory rule's denies stay denies. */
 		policy.flags = (flags & inherited.flags & CGWARD_POLICY_AUDIT) |
-			       ((flags | inherited.flags) &
-				(CGWARD_POLICY_NO_UNIX_OUTSIDE | CGWARD_POLICY_HIDES)) |
-			       stricter_network(flags, inherited.flags);
+			       (flags & (CGWARD_POLICY_JUDGE_READS | CGWARD_POLICY_READ_ROOTS)) |
+			       ((flags | inherited.flags) & CGWARD_POLICY_NO_UNIX_OUTSIDE) |
+			       mandatory_reads(inherited.flags) | stricter_network(flags, inherited.flags);
 		policy.mandatory_dropped_caps = inherited.dropped_caps;
 	}
 	return policy_maps_bind_cgroup(maps, cgroup_id, &policy);

@@ -97,9 +97,14 @@ static int explain_open_error(const char *path, int open_errno, char *err, size_
 	return -e;
 }
 
+bool root_may_be_file(__u32 access)
+{
+	return access == CGWARD_ACCESS_HIDDEN || access == CGWARD_ACCESS_READ;
+}
+
 bool root_file_type_fits(__u32 access, mode_t mode)
 {
-	return access == CGWARD_ACCESS_HIDDEN ? !S_ISLNK(mode) : S_ISDIR(mode);
+	return root_may_be_file(access) ? !S_ISLNK(mode) : S_ISDIR(mode);
 }
 
 int root_resolve(const char *path, __u32 access, struct root_spec *root, char *err, size_t errlen)
@@ -113,10 +118,10 @@ int root_resolve(const char *path, __u32 access, struct root_spec *root, char *e
 		return ret;
 	/*
 	 * The identity comes from the opened fd, so a swap after this open
-	 * cannot fool it. A hidden path may be a file too (~/.netrc).
+	 * cannot fool it.
 	 */
 	root->fd = open(root->path, O_PATH | O_NOFOLLOW | O_CLOEXEC |
-					(access == CGWARD_ACCESS_HIDDEN ? 0 : O_DIRECTORY));
+					(root_may_be_file(access) ? 0 : O_DIRECTORY));
 	if (root->fd < 0)
 		return explain_open_error(root->path, errno, err, errlen);
 	ret = fstat(root->fd, &st) < 0			 ? -errno
@@ -216,6 +221,26 @@ static const struct root_spec *find_root(const struct root_spec *roots, size_t n
 }
 
 /*
+ * The directory above root: '..' of a directory; a file's by its path, whose
+ * last component is no symbolic link (root_resolve).
+ */
+static int open_parent(const struct root_spec *root, int fd)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (fd != root->fd || (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)))
+		return openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(parent, sizeof(parent), "%s", root->path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -1;
+	slash[slash == parent] = '\0';
+	return open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
  * Walks '..' from the opened directory, as the kernel walks dentries at
  * write time, rather than comparing strings, which a symlinked parent
  * would fool.
@@ -229,7 +254,7 @@ const struct root_spec *root_above(const struct root_spec *dir, const struct roo
 	int fd = dir->fd;
 
 	for (int depth = 0; depth < CGWARD_MAX_DEPTH && !found; depth++) {
-		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int parent = open_parent(dir, fd);
 		struct stat st;
 
 		if (fd != dir->fd)
@@ -252,7 +277,8 @@ enum root_nesting root_nesting(const struct root_spec *root, const struct root_s
 			       size_t n, const struct root_spec **hidden)
 {
 	*hidden = NULL;
-	if (root->access != CGWARD_ACCESS_WRITE && root->access != CGWARD_ACCESS_READ_ONLY)
+	if (root->access != CGWARD_ACCESS_WRITE && root->access != CGWARD_ACCESS_READ_ONLY &&
+	    root->access != CGWARD_ACCESS_READ)
 		return ROOT_NESTS;
 	if (root->access == CGWARD_ACCESS_READ_ONLY &&
 	    !root_above(root, roots, n, CGWARD_ACCESS_WRITE))

@@ -71,9 +71,12 @@ int root_resolve_in(int dir_fd, const char *path, const char *shown, __u32 acces
 
 void root_close(struct root_spec *root);
 
+/* Whether a root of access may be a file: a hidden or readable one (~/.netrc, an interpreter). */
+bool root_may_be_file(__u32 access);
+
 /*
- * Whether a file of mode may be a root of access: a directory; a hidden
- * path any file but a symbolic link, which no path lookup stops at.
+ * Whether a file of mode may be a root of access: a directory; for one that
+ * may be a file, any file but a symbolic link, which no path lookup stops at.
  */
 bool root_file_type_fits(__u32 access, mode_t mode);
 
@@ -86,9 +89,10 @@ const struct root_spec *root_above(const struct root_spec *dir, const struct roo
 
 /*
  * How roots may nest, for a run's and a rule's alike: each read-only root
- * inside a write root, and no write or read-only root inside a hidden path
- * (CGWARD_ACCESS_HIDDEN), where nothing could be read; a hidden path inside
- * a root is what hiding is for. *hidden is that path for ROOT_INSIDE_HIDDEN.
+ * inside a write root, and no write, read-only or readable root inside a
+ * hidden path (CGWARD_ACCESS_HIDDEN), where nothing could be read; a hidden
+ * path inside a root is what hiding is for. *hidden is that path for
+ * ROOT_INSIDE_HIDDEN.
  */
 enum root_nesting { ROOT_NESTS, ROOT_READ_ONLY_OUTSIDE, ROOT_INSIDE_HIDDEN };
 enum root_nesting root_nesting(const struct root_spec *root, const struct root_spec *roots,

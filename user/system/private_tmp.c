@@ -56,10 +56,10 @@ static bool is_socket(const struct root_spec *spec)
 }
 
 /*
- * The mount point of a bound-back root (a directory) or socket (a file) in
- * the fresh tmpfs, with the directories above it.
+ * The mount point of a bound-back directory, or of a file (a socket, a
+ * readable file: file), in the fresh tmpfs, with the directories above it.
  */
-static int make_mount_point(const struct root_spec *spec)
+static int make_mount_point(const struct root_spec *spec, bool file)
 {
 	char partial[PATH_MAX];
 	size_t len = strlen(spec->path);
@@ -70,7 +70,7 @@ static int make_mount_point(const struct root_spec *spec)
 			continue;
 		memcpy(partial, spec->path, i);
 		partial[i] = '\0';
-		if (i == len && is_socket(spec)) {
+		if (i == len && file) {
 			fd = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 			if (fd < 0)
 				return report_error("create", partial);
@@ -120,8 +120,9 @@ static int open_entries_below(const struct private_tmp_setup *setup, const char 
 		if (!bound_back(setup, spec, dir))
 			continue;
 		/* Sockets follow symbolic links, as connect() does; roots may not be one. */
-		fds[i] = open(spec->path, O_PATH | O_CLOEXEC |
-					      (is_socket(spec) ? 0 : O_DIRECTORY | O_NOFOLLOW));
+		fds[i] = open(spec->path,
+			      O_PATH | O_CLOEXEC | (is_socket(spec) ? 0 : O_NOFOLLOW) |
+				  (is_socket(spec) || root_may_be_file(spec->access) ? 0 : O_DIRECTORY));
 		if (fds[i] < 0 || fstat(fds[i], &st) != 0)
 			return report_error("open", spec->path);
 		if (root_kernel_dev(st.st_dev) != spec->dev || st.st_ino != spec->ino) {
@@ -136,6 +137,7 @@ static int open_entries_below(const struct private_tmp_setup *setup, const char 
 static int bind_back(const struct private_tmp_setup *setup, const int fds[])
 {
 	char source[64];
+	struct stat st;
 	int ret;
 
 	for (size_t i = 0; i < n_entries(setup); i++) {
@@ -143,7 +145,8 @@ static int bind_back(const struct private_tmp_setup *setup, const int fds[])
 
 		if (fds[i] < 0)
 			continue;
-		ret = make_mount_point(spec);
+		ret = fstat(fds[i], &st) ? report_error("stat", spec->path)
+					 : make_mount_point(spec, !S_ISDIR(st.st_mode));
 		if (ret)
 			return ret;
 		snprintf(source, sizeof(source), "/proc/self/fd/%d", fds[i]);

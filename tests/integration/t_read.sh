@@ -1,0 +1,164 @@
+# Read roots (issue 39): with --read or --read-system, a run may read, list
+# and execute only its read roots, its write roots and the system set; on
+# tmpfs, ext4 and overlayfs, for files made after the run started, for other
+# processes' /proc entries, for root inside and for an ordinary user through
+# the agent. The helpers run from $HELPERS, which each run names.
+# shellcheck shell=bash
+
+# read_tree DIR: DIR/in and DIR/out, each with a file, a directory and an
+# executable true.
+read_tree() {
+	local side
+	for side in in out; do
+		mkdir -p "$1/$side/sub"
+		echo "$side" >"$1/$side/file"
+		cp /bin/true "$1/$side/true"
+	done
+}
+
+# expect_read_roots DIR: in a run that reads DIR/in, reading, listing and
+# executing there work; the same outside are denied, each with its event.
+expect_read_roots() {
+	local d=$1
+	read_tree "$d"
+	expect "$(lines ok ok ok EPERM EPERM EPERM)" cgx --root "$W" --read "$HELPERS" \
+		--read "$d/in" -- sh -c "$FSOP open-read $d/in/file; $FSOP open-read $d/in/sub
+		$FSOP exec $d/in/true; $FSOP open-read $d/out/file; $FSOP open-read $d/out/sub
+		$FSOP exec $d/out/true"
+	expect_denies "open_read $d/out/file" "readdir $d/out/sub" "exec $d/out/true"
+	expect_events 3 '.reason == "outside_roots" and .root == null'
+}
+
+test_read_roots_on_tmpfs() {
+	expect_read_roots "$O"
+}
+
+test_read_roots_on_ext4() {
+	mount_ext4 "$T/ext4"
+	expect_read_roots "$T/ext4"
+}
+
+# On an overlay, as a container's root file system, the trees in its lower
+# layer: overlayfs opens the layers' directories for a listing, and (from
+# 6.8) their files for a read, on mounts of its own that no path reaches.
+test_read_roots_on_overlayfs() {
+	local o
+	o=$(mktemp -d /run/cgward-read.XXXXXX)
+	# shellcheck disable=SC2064 # the directory is fixed now
+	trap "umount '$o/merged'; rm -rf '$o'" EXIT
+	mkdir -p "$o/lower" "$o/upper" "$o/work" "$o/merged"
+	read_tree "$o/lower"
+	mount -t overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" overlay "$o/merged"
+	rm -r "$o/merged/in" "$o/merged/out"
+	expect_read_roots "$o/merged"
+}
+
+# A read root is not writable, a write root nested in it is, and a hidden
+# path in it is not readable: the most specific entry wins.
+test_read_root_is_not_writable_and_nesting_holds() {
+	read_tree "$O"
+	mkdir "$O/in/ws"
+	echo key >"$O/in/sub/key"
+	expect "$(lines EPERM ok ok EPERM)" cgx --root "$O/in/ws" --read "$HELPERS" \
+		--read "$O/in" --hide "$O/in/sub" -- sh -c "$FSOP write $O/in/file x
+		$FSOP write $O/in/ws/new x; $FSOP open-read $O/in/ws/new
+		$FSOP open-read $O/in/sub/key"
+	expect_content "$O/in/file" in
+	expect_events 1 ".op == \"open_write\" and .path == \"$O/in/file\""
+	expect_events 1 ".op == \"open_read\" and .reason == \"hidden\""
+}
+
+# The kernel judges each open: a file made outside after the run started is
+# unreadable too.
+test_read_holds_for_a_file_made_after_the_run_started() {
+	read_tree "$O"
+	cgx --root "$W" --read "$HELPERS" -- sh -c "touch $W/started
+		while [ ! -e $W/go ]; do sleep 0.1; done; $FSOP open-read $O/out/later" \
+		>"$T/out" &
+	wait_file "$W/started"
+	echo later >"$O/out/later"
+	touch "$W/go"
+	wait $! || true
+	expect_content "$T/out" EPERM
+}
+
+# Another process's environment, memory map and open files are reads of the
+# outside; the run's own processes stay readable to each other. /proc
+# answers EACCES for a process it may not show.
+test_read_other_processes_proc_entries_are_denied() {
+	sleep 600 &
+	local outside=$!
+	# shellcheck disable=SC2064 # the pid is fixed now
+	trap "kill $outside" EXIT
+	expect "$(lines EACCES EACCES EACCES ok ok)" cgx --root "$W" --read "$HELPERS" -- sh -c "
+		$FSOP open-read /proc/$outside/environ; $FSOP open-read /proc/$outside/maps
+		$FSOP open-read /proc/$outside/auxv; $FSOP open-read /proc/self/environ
+		sleep 600 & inside=\$!; $FSOP open-read /proc/\$inside/environ; kill \$inside"
+	expect_events 3 ".op == \"ptrace\" and .reason == \"outside_boundary\" and .target_pid == $outside"
+}
+
+# --read-system none: only what the run lists, so a program from /usr runs
+# only when /usr is listed; the default set runs it.
+test_read_system_none_reads_only_what_is_listed() {
+	expect_status 126 cgx --root "$W" --read-system none -- /bin/true 2>"$T/err"
+	grep -q "Operation not permitted" "$T/err" || fail "exec denied: $(cat "$T/err")"
+	expect_events 1 '.op == "exec" and .path == "/usr/bin/true"'
+	expect_status 0 cgx --root "$W" --read-system none --read /usr -- /bin/true
+	expect_status 0 cgx --root "$W" --read-system default -- /bin/true
+}
+
+# Root inside reads another user's private file only through a read root.
+test_read_root_inside_cannot_read_outside() {
+	read_tree "$O"
+	chmod 0600 "$O/out/file"
+	expect "$(lines EPERM)" cgx --root "$W" --read "$HELPERS" --cap-add all -- \
+		"$FSOP" open-read "$O/out/file"
+}
+
+# The tools an agent runs work with the system set, and git with its
+# configuration file as a read root: a file that exists but may not be read
+# stops git ("unknown error occurred while reading the configuration
+# files"), where a fresh mount namespace would show none.
+test_read_real_tools_work_with_the_system_set() {
+	tools_lower "$T/tools"
+	mkdir "$T/home"
+	printf '[init]\n\tdefaultBranch = main\n' >"$T/home/.gitconfig"
+	HOME=$T/home real_tools_work_in "$T/tools/ws" --read-system default \
+		--read "$T/home/.gitconfig"
+}
+
+# What --read refuses, with exit 2 and the reason, running nothing.
+test_read_bad_paths_exit_2_and_run_nothing() {
+	local arg
+	read_tree "$O"
+	ln -s "$O/in" "$O/link"
+	for arg in relative/path "$O/missing" / "$O/link"; do
+		expect_status 2 cgx --root "$W" --read "$arg" -- touch "$W/ran" 2>"$T/err"
+		[ -s "$T/err" ] || fail "--read $arg: no reason given"
+	done
+	expect_status 2 cgx --root "$W" --read "$O/in/sub" --hide "$O/in" -- touch "$W/ran" \
+		2>"$T/err"
+	grep -q "inside --hide '$O/in'" "$T/err" || fail "a read root inside a hidden tree: $(cat "$T/err")"
+	expect_status 2 cgx --root "$W" --read-system some -- touch "$W/ran" 2>"$T/err"
+	grep -q "default or none" "$T/err" || fail "--read-system some: $(cat "$T/err")"
+	expect_absent "$W/ran"
+}
+
+# An ordinary user's run through the agent's exec socket: the user confines
+# the reads of a run that could otherwise read its whole home.
+test_read_through_the_agent_for_an_ordinary_user() {
+	user_dirs
+	user_agent_start
+	read_tree "$UO"
+	chown -R "$USER_UID:$USER_UID" "$UO"
+	expect "$(lines ok EPERM ok)" as_user "$CGWARD" exec --root "$UW" --read "$HELPERS" \
+		--read "$UO/in" --events "$UW/events.jsonl" -- \
+		sh -c "$FSOP open-read $UO/in/file; $FSOP open-read $UO/out/file
+		       $FSOP open-read $UW"
+	jq -s -e "any(.[]; .op == \"open_read\" and .path == \"$UO/out/file\")" \
+		"$UW/events.jsonl" >/dev/null || fail "the run's deny: $(cat "$UW/events.jsonl")"
+	wait_line "$AEV" '"op":"exec_request"'
+	jq -s -e "any(.[]; .op == \"exec_request\" and (.read | index(\"$UO/in\")) and
+		(.read | index(\"/usr\")))" "$AEV" >/dev/null ||
+		fail "the request's read roots in the agent's events: $(cat "$AEV")"
+}
