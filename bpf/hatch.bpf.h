@@ -45,7 +45,8 @@ static __always_inline int deny_peer(const struct cgward_cgroup_policy *policy, 
 {
 	struct event_scratch *scratch;
 
-	scratch = quiet ? NULL : report_begin(policy, cgroup_id, op, CGWARD_REASON_OUTSIDE_BOUNDARY);
+	scratch =
+	    quiet ? NULL : report_begin(policy, cgroup_id, op, CGWARD_REASON_OUTSIDE_BOUNDARY);
 	if (scratch) {
 		scratch->event.peer_pid = BPF_CORE_READ(task, tgid);
 		scratch->event.arg = arg;

@@ -157,27 +157,6 @@ test_hide_with_private_tmp() {
 		$FSOP open-read $O/secret/key; $FSOP open-read $W/open/file"
 }
 
-# An agent rule's hide: its cgroup's processes cannot read the tree; as a
-# mandatory rule, its hides hold in a cgward exec run beneath it too, which
-# hides nothing of its own.
-test_hide_in_a_mandatory_agent_rule_holds_in_cgward_exec_beneath() {
-	hide_tree "$O"
-	{
-		agent_policy floor "$W" true "$REL/sel"
-		printf '    hide: [%s]\n' "$O/secret"
-	} >"$T/policy.yaml"
-	mkdir "$SUITE_CGROUP/sel"
-	agent_start
-	expect EPERM in_cg "$SUITE_CGROUP/sel" "$FSOP" open-read "$O/secret/key"
-	expect ok in_cg "$SUITE_CGROUP/sel" "$FSOP" open-read "$O/open/file"
-	expect "$(lines EPERM ok)" "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP/sel" \
-		--events "$T/exec.ev" --root "$W" -- sh -c "$FSOP open-read $O/secret/key
-		$FSOP open-read $O/open/file"
-	wait_line "$EV" "\"path\":\"$O/secret/key\"" 2
-	expect_events 2 ".op == \"open_read\" and .reason == \"hidden\" and .policy == \"floor\""
-	agent_stop
-}
-
 # Root inside keeps CAP_DAC_READ_SEARCH: a hidden file opened by its handle
 # once its dentry is out of the cache has no path up to the hidden tree (a
 # disconnected dentry, ext4's d_obtain_alias). Its read is denied all the

@@ -162,3 +162,66 @@ test_read_through_the_agent_for_an_ordinary_user() {
 		(.read | index(\"/usr\")))" "$AEV" >/dev/null ||
 		fail "the request's read roots in the agent's events: $(cat "$AEV")"
 }
+
+# An agent rule's read_roots and hide: its cgroup's processes read only its
+# roots and the system set, and nothing it hides; as a mandatory rule, in a
+# cgward exec run beneath it too, which confines and hides nothing itself.
+test_read_roots_and_hides_of_a_mandatory_agent_rule_hold_in_cgward_exec_beneath() {
+	local reads
+	read_tree "$O"
+	mkdir "$O/in/secret"
+	echo key >"$O/in/secret/key"
+	{
+		agent_policy floor "$W" true "$REL/sel"
+		printf '    read_roots: [%s, %s]\n    hide: [%s]\n' "$O/in" "$HELPERS" "$O/in/secret"
+	} >"$T/policy.yaml"
+	mkdir "$SUITE_CGROUP/sel"
+	agent_start
+	reads="$FSOP open-read $O/in/file; $FSOP open-read $O/out/file
+		$FSOP open-read $O/in/secret/key"
+	expect "$(lines ok EPERM EPERM)" in_cg "$SUITE_CGROUP/sel" sh -c "$reads"
+	expect "$(lines ok EPERM EPERM)" "$CGWARD" exec --cgroup-parent "$SUITE_CGROUP/sel" \
+		--events "$T/exec.ev" --root "$W" -- sh -c "$reads"
+	wait_line "$EV" "\"path\":\"$O/in/secret/key\"" 2
+	expect_events 2 ".op == \"open_read\" and .reason == \"outside_roots\" and .policy == \"floor\""
+	expect_events 2 ".op == \"open_read\" and .reason == \"hidden\" and .policy == \"floor\""
+	agent_stop
+}
+
+# --learn audits what a run reads and writes outside its roots, lets it all
+# happen, and proposes the roots: the same command run with the proposal
+# is denied nothing.
+test_read_learn_proposes_roots_that_run_with_no_deny() {
+	local script proposal
+	read_tree "$O"
+	script="cat $O/in/file; ls $O/out/sub; echo x >$O/out/new; cat $W/mine"
+	echo mine >"$W/mine"
+	cgx --learn --root "$W" -- sh -c "$script" >"$T/out" 2>"$T/learn" ||
+		fail "the learning run: $(cat "$T/learn")"
+	expect_content "$T/out" "$(lines in mine)"
+	expect_content "$O/out/new" x
+	proposal=$(sed -n 2p "$T/learn")
+	[ "$proposal" = "  --root $W --root $O/out --read $O/in --read-system default" ] ||
+		fail "proposal: $(cat "$T/learn")"
+	grep -q "    write_roots: \[$W, $O/out\]" "$T/learn" || fail "rule: $(cat "$T/learn")"
+	expect_events 3 '.verdict == "audit"'
+	rm "$O/out/new"
+	: >"$EV"
+	# shellcheck disable=SC2086 # the proposal's options, split into words
+	expect "$(lines in mine)" cgx $proposal -- sh -c "$script"
+	expect_events 0 true
+	expect_content "$O/out/new" x
+}
+
+# An ordinary user's --learn through the agent's exec socket.
+test_read_learn_through_the_agent_for_an_ordinary_user() {
+	user_dirs
+	user_agent_start
+	read_tree "$UO"
+	chown -R "$USER_UID:$USER_UID" "$UO"
+	as_user "$CGWARD" exec --learn --root "$UW" -- cat "$UO/in/file" >"$T/out" 2>"$T/learn" ||
+		fail "the learning run: $(cat "$T/learn")"
+	expect_content "$T/out" in
+	grep -qx -- "  --root $UW --read $UO/in --read-system default" "$T/learn" ||
+		fail "proposal: $(cat "$T/learn")"
+}

@@ -45,8 +45,8 @@ static const struct error_fixture error_fixtures[] = {
        "kubernetes)"},
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
-       "read_only, hide, mode, mandatory, network, unix_outside, private_tmp, container_roots, "
-       "allow_devices, capabilities, limits)"},
+       "read_only, hide, read_roots, read_system, mode, mandatory, network, unix_outside, "
+       "private_tmp, container_roots, allow_devices, capabilities, limits)"},
       {8, 1, "unknown key 'version' in the file (expected policies, exec_socket)"}}},
     {"bad_exec_socket.yaml",
      {{6, 9, "'path' must be an absolute path shorter than 108 bytes"},
@@ -135,6 +135,11 @@ static const struct error_fixture error_fixtures[] = {
        "root '" ROOTS "/work/build' is inside the hidden path '" ROOTS
        "/work': nothing in it could be read"},
       {8, 9, "root '" ROOTS "/link': is a symbolic link"}}},
+    {"bad_read_roots.yaml",
+     {{6, 18,
+       "root '" ROOTS "/work/build' is inside the hidden path '" ROOTS
+       "/work': nothing in it could be read"},
+      {7, 18, "unknown read_system 'some' (expected default or none)"}}},
     {"bad_globs.yaml",
      {{5, 11, "bad cgroup glob 'ci.slice/job-*.scope': must start with '/'"},
       {6, 11, "bad cgroup glob '/ci.slice//job': empty path component"},
@@ -333,6 +338,32 @@ static void test_valid_file(void **state)
 }
 
 /* exec_socket: its defaults when absent, each key set, and off. */
+/* read_roots and read_system confine reads; the system set joins unless it is none. */
+static void test_read_roots(void **state)
+{
+	const struct policy_rule *listed, *system;
+	struct policy_set set;
+	bool usr = false;
+
+	(void)state;
+	load_valid(FIXTURES "read_roots.yaml", &set);
+	listed = &set.rules[0];
+	assert_true(listed->read_roots);
+	assert_false(listed->hides);
+	assert_int_equal(listed->n_roots, 3);
+	assert_root(&listed->roots[1], ROOTS "/other", CGWARD_ACCESS_READ);
+	assert_root(&listed->roots[2], ROOTS "/file", CGWARD_ACCESS_READ);
+	system = &set.rules[1];
+	assert_true(system->read_roots);
+	for (size_t i = 1; i < system->n_roots; i++) {
+		assert_int_equal(system->roots[i].access, CGWARD_ACCESS_READ);
+		usr |= strcmp(system->roots[i].path, "/usr") == 0;
+	}
+	assert_true(usr);
+	assert_false(set.rules[0].audit);
+	policy_set_free(&set);
+}
+
 static void test_exec_socket(void **state)
 {
 	static const char *const base = "policies:\n"
@@ -754,6 +785,7 @@ int main(void)
 {
 	static const struct CMUnitTest fixed_tests[] = {
 	    cmocka_unit_test(test_valid_file),
+	    cmocka_unit_test(test_read_roots),
 	    cmocka_unit_test(test_exec_socket),
 	    cmocka_unit_test(test_read_only_through_symlinked_parent),
 	    cmocka_unit_test(test_too_many_rules),

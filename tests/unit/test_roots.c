@@ -132,6 +132,37 @@ static void test_hidden_path_may_be_a_file_not_a_symlink(void **state)
 	assert_int_equal(root.fd, -1);
 }
 
+/*
+ * A readable path may be a file too; one inside a hidden tree is refused,
+ * found through its parent directory, as a walk from the file would go.
+ */
+static void test_readable_file_nests_by_its_directory(void **state)
+{
+	struct tree *t = *state;
+	struct root_spec roots[3];
+	const struct root_spec *hidden;
+	FILE *f;
+
+	assert_non_null(f = fopen(tree_path(t, "dir/inner"), "w"));
+	fclose(f);
+	assert_int_equal(root_resolve(tree_path(t, "dir"), CGWARD_ACCESS_HIDDEN, &roots[0], t->err,
+				      sizeof(t->err)),
+			 0);
+	assert_int_equal(root_resolve(tree_path(t, "dir/inner"), CGWARD_ACCESS_READ, &roots[1],
+				      t->err, sizeof(t->err)),
+			 0);
+	assert_int_equal(root_resolve(tree_path(t, "file"), CGWARD_ACCESS_READ, &roots[2], t->err,
+				      sizeof(t->err)),
+			 0);
+	assert_int_equal(root_nesting(&roots[1], roots, 3, &hidden), ROOT_INSIDE_HIDDEN);
+	assert_ptr_equal(hidden, &roots[0]);
+	assert_int_equal(root_nesting(&roots[2], roots, 3, &hidden), ROOT_NESTS);
+	assert_int_equal(roots_check_nesting(roots, 3, t->err, sizeof(t->err)), -EINVAL);
+	assert_non_null(strstr(t->err, "is inside --hide"));
+	for (int i = 0; i < 3; i++)
+		root_close(&roots[i]);
+}
+
 static void test_rejects_filesystem_root(void **state)
 {
 	struct tree *t = *state;
@@ -399,6 +430,7 @@ int main(void)
 	    TREE_TEST(test_rejects_missing),
 	    TREE_TEST(test_rejects_non_directory),
 	    TREE_TEST(test_hidden_path_may_be_a_file_not_a_symlink),
+	    TREE_TEST(test_readable_file_nests_by_its_directory),
 	    TREE_TEST(test_rejects_filesystem_root),
 	    TREE_TEST(test_rejects_symlink_as_last_component),
 	    TREE_TEST(test_rejects_symlink_with_trailing_slash),

@@ -139,7 +139,8 @@ static __u32 rule_flags(const struct policy_rule *rule)
 	       (rule->no_network ? CGWARD_POLICY_NO_NETWORK : 0) |
 	       (rule->allow_loopback ? CGWARD_POLICY_ALLOW_LOOPBACK : 0) |
 	       (rule->no_unix_outside ? CGWARD_POLICY_NO_UNIX_OUTSIDE : 0) |
-	       (rule->hides ? CGWARD_POLICY_JUDGE_READS : 0);
+	       (rule->hides || rule->read_roots ? CGWARD_POLICY_JUDGE_READS : 0) |
+	       (rule->read_roots ? CGWARD_POLICY_READ_ROOTS : 0);
 }
 
 static struct agent_cgroup *find_path(const struct agent_tree *tree, const char *path)

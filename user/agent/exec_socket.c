@@ -379,9 +379,10 @@ static void log_roots(json_t *line, const struct exec_service_run *run)
 	json_object_set_new(line, "roots", json_array());
 	for (size_t i = 0; run && run->given.roots && i < run->given.n_roots; i++) {
 		const struct root_spec *root = &run->given.roots[i];
-		const char *key = root->access == CGWARD_ACCESS_HIDDEN || root->access == CGWARD_ACCESS_READ
-				      ? exec_message_root_kind(root->access)
-				      : "roots";
+		const char *key =
+		    root->access == CGWARD_ACCESS_HIDDEN || root->access == CGWARD_ACCESS_READ
+			? exec_message_root_kind(root->access)
+			: "roots";
 		json_t *list = json_object_get(line, key);
 
 		if (!list) {
@@ -516,9 +517,13 @@ static int read_request(json_t *req, int *fds, size_t n_fds, struct exec_service
 	json_int_t mib = json_integer_value(json_object_get(req, "memory_mib"));
 	json_int_t pids = json_integer_value(json_object_get(req, "pids_max"));
 	json_int_t cpu = json_integer_value(json_object_get(req, "cpu_milli"));
-	const __u32 known =
-	    CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_ALLOW_LOOPBACK |
-	    CGWARD_POLICY_NO_UNIX_OUTSIDE | CGWARD_POLICY_READ_ROOTS;
+	/*
+	 * Audit too: the caller could run the command unconfined, and a
+	 * mandatory rule's denies stay denies (policy_maps_bind_exec_cgroup).
+	 */
+	const __u32 known = CGWARD_POLICY_NO_NETWORK | CGWARD_POLICY_ALLOW_LOOPBACK |
+			    CGWARD_POLICY_NO_UNIX_OUTSIDE | CGWARD_POLICY_READ_ROOTS |
+			    CGWARD_POLICY_AUDIT;
 
 	if (!json_is_array(kinds) || !json_is_array(paths) || json_array_size(kinds) != n_fds ||
 	    json_array_size(paths) != n_fds || n_fds == 0 ||

@@ -36,6 +36,9 @@ static const char usage[] =
     "      --read PATH       a file or tree CMD may read, list and execute (repeatable).\n"
     "                        With --read or --read-system, nothing else may be: only\n"
     "                        these, the write roots and the system set\n"
+    "      --learn           run CMD with its reads and writes outside the roots audited,\n"
+    "                        not denied; at the end, print the roots that would have\n"
+    "                        let it run with no deny, as options and as a policy rule\n"
     "      --read-system SET the system set, readable where reads are confined: default\n"
     "                        (/usr, /etc, /proc, the harmless devices: docs/exec.md) or\n"
     "                        none\n"
@@ -94,6 +97,7 @@ enum {
 	OPT_HIDE,
 	OPT_READ,
 	OPT_READ_SYSTEM,
+	OPT_LEARN,
 	OPT_AUDIT,
 	OPT_EVENTS,
 	OPT_CGROUP_PARENT,
@@ -176,6 +180,7 @@ static const struct option long_options[] = {
     {"hide", required_argument, NULL, OPT_HIDE},
     {"read", required_argument, NULL, OPT_READ},
     {"read-system", required_argument, NULL, OPT_READ_SYSTEM},
+    {"learn", no_argument, NULL, OPT_LEARN},
     {"audit", no_argument, NULL, OPT_AUDIT},
     {"no-network", no_argument, NULL, OPT_NO_NETWORK},
     {"allow-loopback", no_argument, NULL, OPT_ALLOW_LOOPBACK},
@@ -220,6 +225,10 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 		case OPT_READ_SYSTEM:
 			opt->req.policy_flags |= CGWARD_POLICY_READ_ROOTS;
 			ret = parse_read_system(opt, optarg);
+			break;
+		case OPT_LEARN:
+			opt->req.policy_flags |= CGWARD_POLICY_AUDIT | CGWARD_POLICY_READ_ROOTS;
+			opt->req.learn = true;
 			break;
 		case OPT_AUDIT:
 			opt->req.policy_flags |= CGWARD_POLICY_AUDIT;

@@ -17,6 +17,8 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct event_stream *stream = ctx;
 
+	if (stream->observe)
+		stream->observe(stream->observe_arg, data, size);
 	if (event_to_json(data, size, stream->ctx, &stream->line) == 0)
 		write_line(stream);
 	return 0;

@@ -13,8 +13,13 @@
 /* How many events the kernel could not queue so far: a counter that only grows. */
 typedef __u64 (*event_lost_fn)(void *arg);
 
+/* Sees each record of the ring buffer as it is read. */
+typedef void (*event_observe_fn)(void *arg, const void *record, size_t size);
+
 struct event_stream {
 	struct ring_reader ring;
+	event_observe_fn observe; /* NULL: none */
+	void *observe_arg;
 	event_lost_fn lost;
 	void *lost_arg;
 	__u64 lost_reported;

@@ -17,6 +17,7 @@
 #include "event_stream.h"
 #include "exec_run.h"
 #include "exit_codes.h"
+#include "learn.h"
 #include "limit_events.h"
 #include "plane.h"
 #include "policy_maps.h"
@@ -40,6 +41,8 @@ struct execution {
 	struct exec_agent_end agent_end;
 	struct root_spec roots[EXEC_MAX_ROOTS + 1 + READ_SYSTEM_MAX]; /* the cwd, the system set */
 	size_t n_roots;
+	size_t n_given_roots;			       /* roots[] before the system set */
+	struct learn learn;			       /* --learn */
 	struct root_spec unix_sockets[EXEC_MAX_ROOTS]; /* --allow-unix */
 	size_t n_unix_sockets;
 	struct root_spec devices[EXEC_MAX_ROOTS]; /* --allow-dev */
@@ -150,6 +153,7 @@ static int resolve_roots(struct execution *x)
 		ret = roots_check_duplicates(x->roots, x->n_roots, err, sizeof(err));
 	if (ret == 0)
 		ret = roots_check_nesting(x->roots, x->n_roots, err, sizeof(err));
+	x->n_given_roots = x->n_roots;
 	if (ret == 0 && (x->req->policy_flags & CGWARD_POLICY_READ_ROOTS) &&
 	    !x->req->read_system_none)
 		ret = read_system_add(x->roots, &x->n_roots, sizeof(x->roots) / sizeof(x->roots[0]),
@@ -164,8 +168,9 @@ static int open_sink(struct execution *x)
 	int fd;
 
 	if (!x->req->events_path) {
-		x->sink = stderr;
-		return 0;
+		/* --learn: its audit events are its report's, not each a line on stderr. */
+		x->sink = x->req->learn ? fopen("/dev/null", "ae") : stderr;
+		return x->sink ? 0 : -errno;
 	}
 	fd = open(x->req->events_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0 || !(x->sink = fdopen(fd, "a"))) {
@@ -250,6 +255,10 @@ static int open_events(struct execution *x, int ring_fd, size_t ring_size, const
 		fprintf(stderr, "cgward: cannot read deny events: %s\n", strerror(-ret));
 	else
 		watch_limits(x, cgroup_path);
+	if (ret == 0 && x->req->learn) {
+		x->events.observe = learn_note;
+		x->events.observe_arg = &x->learn;
+	}
 	return ret;
 }
 
@@ -634,6 +643,7 @@ static void exec_cleanup(struct execution *x)
 		close(x->signal_fd);
 	if (x->sink && x->sink != stderr)
 		fclose(x->sink);
+	learn_free(&x->learn);
 	if (x->agent_fd >= 0)
 		close(x->agent_fd);
 	if (x->grant.exit_fd >= 0)
@@ -662,6 +672,7 @@ int exec_run(const struct exec_request *req)
 			      .agent_ring_fd = -1};
 	int status;
 
+	learn_init(&x.learn);
 	if ((x.via_agent && check_agent_request(req)) || resolve_roots(&x) ||
 	    resolve_allowed_nodes(&x) || open_sink(&x)) {
 		exec_cleanup(&x);
@@ -669,6 +680,8 @@ int exec_run(const struct exec_request *req)
 	}
 	status = set_up_enforcement(&x) ? EXIT_SETUP_FAILED : run_command(&x);
 	status = tear_down(&x, status);
+	if (req->learn && x.events_open)
+		learn_report(&x.learn, x.roots, x.n_given_roots, exec_events_lost(&x), stderr);
 	exec_cleanup(&x);
 	return status;
 }

@@ -19,11 +19,13 @@
 
 /* What a run is asked for: cgward exec's options, checked for usage only. */
 struct exec_request {
-	const char *root_args[EXEC_MAX_ROOTS]; /* --root, --ro, --hide, --read; no write root: the cwd */
-	__u32 root_access[EXEC_MAX_ROOTS];     /* CGWARD_ACCESS_* of each */
+	const char
+	    *root_args[EXEC_MAX_ROOTS]; /* --root, --ro, --hide, --read; no write root: the cwd */
+	__u32 root_access[EXEC_MAX_ROOTS]; /* CGWARD_ACCESS_* of each */
 	size_t n_root_args;
 	__u32 policy_flags;	   /* CGWARD_POLICY_*; READ_ROOTS: --read, --read-system */
 	bool read_system_none;	   /* --read-system none: no system set */
+	bool learn;		   /* --learn: audited, and the roots it needed proposed */
 	__u64 dropped_caps;	   /* capabilities(7) bits: --cap-add, --cap-drop */
 	struct run_limits limits;  /* --memory, --pids, --cpu */
 	const char *events_path;   /* NULL: deny events go to stderr */

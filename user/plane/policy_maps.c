@@ -93,8 +93,9 @@ int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 		struct cgward_root_key key = root_key(policy_id, &roots[i]);
 		struct cgward_root_value value = {
 		    .access = roots[i].access,
-		    .flags = exceptions && may_hold_exceptions(roots[i].access) ? CGWARD_ROOT_EXCEPTIONS
-									     : 0,
+		    .flags = exceptions && may_hold_exceptions(roots[i].access)
+				 ? CGWARD_ROOT_EXCEPTIONS
+				 : 0,
 		};
 
 		if (bpf_map_update_elem(maps->write_roots_fd, &key, &value, BPF_ANY) != 0) {
@@ -152,7 +153,8 @@ int policy_maps_bind_cgroup(const struct policy_maps *maps, __u64 cgroup_id,
 static __u32 mandatory_reads(__u32 mandatory_flags)
 {
 	return (mandatory_flags & CGWARD_POLICY_JUDGE_READS) |
-	       (mandatory_flags & CGWARD_POLICY_READ_ROOTS ? CGWARD_POLICY_MANDATORY_READ_ROOTS : 0);
+	       (mandatory_flags & CGWARD_POLICY_READ_ROOTS ? CGWARD_POLICY_MANDATORY_READ_ROOTS
+							   : 0);
 }
 
 int policy_maps_bind_rule(const struct policy_maps *maps, __u64 cgroup_id,
@@ -197,7 +199,8 @@ int policy_maps_bind_exec_cgroup(const struct policy_maps *maps, __u64 cgroup_id
 		policy.flags = (flags & inherited.flags & CGWARD_POLICY_AUDIT) |
 			       (flags & (CGWARD_POLICY_JUDGE_READS | CGWARD_POLICY_READ_ROOTS)) |
 			       ((flags | inherited.flags) & CGWARD_POLICY_NO_UNIX_OUTSIDE) |
-			       mandatory_reads(inherited.flags) | stricter_network(flags, inherited.flags);
+			       mandatory_reads(inherited.flags) |
+			       stricter_network(flags, inherited.flags);
 		policy.mandatory_dropped_caps = inherited.dropped_caps;
 	}
 	return policy_maps_bind_cgroup(maps, cgroup_id, &policy);

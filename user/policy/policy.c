@@ -20,6 +20,7 @@
 #include "capabilities.h"
 #include "cgward_abi.h"
 #include "policy_yaml.h"
+#include "read_system.h"
 #include "selector.h"
 
 void diag_at(struct loader *ld, int line, int column, const char *fmt, ...)
@@ -317,43 +318,6 @@ static size_t list_length(const struct node *node)
 	return node && node->kind == NODE_SEQUENCE ? node->n_children : 0;
 }
 
-/* write_roots, read_only, hide and allow_devices: entries of one list, each with its access. */
-static void load_roots(struct loader *ld, const struct node *write_roots,
-		       const struct node *read_only, const struct node *hide,
-		       const struct node *devices, struct policy_rule *rule)
-{
-	struct root_list list = {0};
-
-	list.capacity = list_length(write_roots) + list_length(read_only) + list_length(hide) +
-			list_length(devices);
-	if (list.capacity > POLICY_MAX_ROOTS)
-		list.capacity = POLICY_MAX_ROOTS;
-	list.roots = calloc(list.capacity + 1, sizeof(*list.roots));
-	list.nodes = calloc(list.capacity + 1, sizeof(*list.nodes));
-	if (!list.roots || !list.nodes) {
-		free(list.roots);
-		free(list.nodes);
-		ld->error = -ENOMEM;
-		return;
-	}
-	rule->roots = list.roots;
-	if (write_roots)
-		load_root_list(ld, write_roots, CGWARD_ACCESS_WRITE, "'write_roots'", &list);
-	if (read_only)
-		load_root_list(ld, read_only, CGWARD_ACCESS_READ_ONLY, "'read_only'", &list);
-	if (hide) {
-		size_t before = list.n;
-
-		load_root_list(ld, hide, CGWARD_ACCESS_HIDDEN, "'hide'", &list);
-		rule->hides = list.n > before;
-	}
-	if (devices)
-		load_root_list(ld, devices, CGWARD_ACCESS_DEVICE, "'allow_devices'", &list);
-	rule->n_roots = list.n;
-	check_nesting(ld, &list);
-	free(list.nodes);
-}
-
 /*
  * The index of a key's string value among words (the first is the default),
  * or -1 when it is missing or none of them (reported, naming what is expected).
@@ -509,6 +473,8 @@ enum rule_key {
 	RULE_WRITE_ROOTS,
 	RULE_READ_ONLY,
 	RULE_HIDE,
+	RULE_READ_ROOTS,
+	RULE_READ_SYSTEM,
 	RULE_MODE,
 	RULE_MANDATORY,
 	RULE_NETWORK,
@@ -521,6 +487,78 @@ enum rule_key {
 	RULE_N_KEYS,
 };
 
+enum { READ_SYSTEM_DEFAULT, READ_SYSTEM_NONE };
+
+/*
+ * read_roots or read_system confine the rule's reads; the system set
+ * (read_system: default, or not given) joins its roots then.
+ */
+static void load_read_system(struct loader *ld, const struct node *const values[],
+			     struct policy_rule *rule, struct root_list *list)
+{
+	static const char *const words[] = {"default", "none"};
+	char err[128];
+
+	rule->read_roots = values[RULE_READ_ROOTS] || values[RULE_READ_SYSTEM];
+	if (!rule->read_roots)
+		return;
+	if (values[RULE_READ_SYSTEM] &&
+	    word_value(ld, values[RULE_READ_SYSTEM], "read_system", words, 2, "default or none") !=
+		READ_SYSTEM_DEFAULT)
+		return;
+	if (read_system_add(list->roots, &list->n, list->capacity + READ_SYSTEM_MAX, err,
+			    sizeof(err)))
+		diag(ld, values[RULE_READ_SYSTEM] ?: values[RULE_READ_ROOTS], "%s", err);
+}
+
+/*
+ * write_roots, read_only, hide, read_roots and allow_devices: entries of one
+ * list, each with its access, then the system set.
+ */
+static void load_roots(struct loader *ld, const struct node *const values[],
+		       struct policy_rule *rule)
+{
+	struct root_list list = {0};
+
+	list.capacity = list_length(values[RULE_WRITE_ROOTS]) +
+			list_length(values[RULE_READ_ONLY]) + list_length(values[RULE_HIDE]) +
+			list_length(values[RULE_READ_ROOTS]) +
+			list_length(values[RULE_ALLOW_DEVICES]);
+	if (list.capacity > POLICY_MAX_ROOTS)
+		list.capacity = POLICY_MAX_ROOTS;
+	list.roots = calloc(list.capacity + 1 + READ_SYSTEM_MAX, sizeof(*list.roots));
+	list.nodes = calloc(list.capacity + 1, sizeof(*list.nodes));
+	if (!list.roots || !list.nodes) {
+		free(list.roots);
+		free(list.nodes);
+		ld->error = -ENOMEM;
+		return;
+	}
+	rule->roots = list.roots;
+	if (values[RULE_WRITE_ROOTS])
+		load_root_list(ld, values[RULE_WRITE_ROOTS], CGWARD_ACCESS_WRITE, "'write_roots'",
+			       &list);
+	if (values[RULE_READ_ONLY])
+		load_root_list(ld, values[RULE_READ_ONLY], CGWARD_ACCESS_READ_ONLY, "'read_only'",
+			       &list);
+	if (values[RULE_HIDE]) {
+		size_t before = list.n;
+
+		load_root_list(ld, values[RULE_HIDE], CGWARD_ACCESS_HIDDEN, "'hide'", &list);
+		rule->hides = list.n > before;
+	}
+	if (values[RULE_READ_ROOTS])
+		load_root_list(ld, values[RULE_READ_ROOTS], CGWARD_ACCESS_READ, "'read_roots'",
+			       &list);
+	if (values[RULE_ALLOW_DEVICES])
+		load_root_list(ld, values[RULE_ALLOW_DEVICES], CGWARD_ACCESS_DEVICE,
+			       "'allow_devices'", &list);
+	check_nesting(ld, &list);
+	load_read_system(ld, values, rule, &list);
+	rule->n_roots = list.n;
+	free(list.nodes);
+}
+
 static void load_rule(struct loader *ld, const struct node *map, struct policy_rule *rule,
 		      const struct policy_rule *earlier, size_t n_earlier)
 {
@@ -530,6 +568,8 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_WRITE_ROOTS] = "write_roots",
 	    [RULE_READ_ONLY] = "read_only",
 	    [RULE_HIDE] = "hide",
+	    [RULE_READ_ROOTS] = "read_roots",
+	    [RULE_READ_SYSTEM] = "read_system",
 	    [RULE_MODE] = "mode",
 	    [RULE_MANDATORY] = "mandatory",
 	    [RULE_NETWORK] = "network",
@@ -556,9 +596,8 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	if (values[RULE_SELECTOR])
 		load_selector(ld, values[RULE_SELECTOR], rule);
 	if (values[RULE_WRITE_ROOTS] || values[RULE_READ_ONLY] || values[RULE_HIDE] ||
-	    values[RULE_ALLOW_DEVICES])
-		load_roots(ld, values[RULE_WRITE_ROOTS], values[RULE_READ_ONLY], values[RULE_HIDE],
-			   values[RULE_ALLOW_DEVICES], rule);
+	    values[RULE_READ_ROOTS] || values[RULE_READ_SYSTEM] || values[RULE_ALLOW_DEVICES])
+		load_roots(ld, values, rule);
 	if (values[RULE_MODE])
 		load_mode(ld, values[RULE_MODE], rule);
 	if (values[RULE_MANDATORY])

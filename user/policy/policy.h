@@ -54,10 +54,14 @@ struct policy_rule {
 	/* Directories as each container sees them, resolved when it is bound: write roots. */
 	char **container_roots;
 	size_t n_container_roots;
-	/* write roots, then read_only, then hide, then allow_devices, access set accordingly */
+	/*
+	 * write roots, then read_only, hide, read_roots and allow_devices,
+	 * access set accordingly, then the system set where reads are confined
+	 */
 	struct root_spec *roots;
 	size_t n_roots;
-	bool hides; /* hide: lists a path, so reads are judged too */
+	bool hides;	 /* hide: lists a path, so reads are judged too */
+	bool read_roots; /* read_roots or read_system: reads are confined to the roots */
 	bool audit, mandatory;
 	bool no_network, allow_loopback; /* network: deny or loopback */
 	bool no_unix_outside;		 /* unix_outside: deny */

@@ -16,11 +16,24 @@
  * resolver's files where /etc/resolv.conf links to them.
  */
 static const char *const read_system_paths[] = {
-    "/usr",	     "/etc",	     "/bin",	  "/sbin",
-    "/lib",	     "/lib32",	     "/lib64",	  "/libx32",
-    "/proc",	     "/sys/devices/system/cpu",
-    "/dev/null",     "/dev/zero",    "/dev/full", "/dev/random",
-    "/dev/urandom",  "/dev/tty",     "/dev/ptmx", "/dev/pts",
+    "/usr",
+    "/etc",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/proc",
+    "/sys/devices/system/cpu",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
     "/run/systemd/resolve",
 };
 

@@ -97,6 +97,13 @@ static int explain_open_error(const char *path, int open_errno, char *err, size_
 	return -e;
 }
 
+bool path_within(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
+}
+
 bool root_may_be_file(__u32 access)
 {
 	return access == CGWARD_ACCESS_HIDDEN || access == CGWARD_ACCESS_READ;

@@ -22,14 +22,6 @@ static int report_error(const char *what, const char *path)
 	return ret;
 }
 
-/* Whether path is dir or beneath it. */
-static bool path_within(const char *path, const char *dir)
-{
-	size_t len = strlen(dir);
-
-	return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
-}
-
 const char *private_tmp_dir_of(const char *path)
 {
 	for (size_t i = 0; i < PRIVATE_TMP_DIRS; i++) {
@@ -120,9 +112,10 @@ static int open_entries_below(const struct private_tmp_setup *setup, const char 
 		if (!bound_back(setup, spec, dir))
 			continue;
 		/* Sockets follow symbolic links, as connect() does; roots may not be one. */
-		fds[i] = open(spec->path,
-			      O_PATH | O_CLOEXEC | (is_socket(spec) ? 0 : O_NOFOLLOW) |
-				  (is_socket(spec) || root_may_be_file(spec->access) ? 0 : O_DIRECTORY));
+		fds[i] =
+		    open(spec->path,
+			 O_PATH | O_CLOEXEC | (is_socket(spec) ? 0 : O_NOFOLLOW) |
+			     (is_socket(spec) || root_may_be_file(spec->access) ? 0 : O_DIRECTORY));
 		if (fds[i] < 0 || fstat(fds[i], &st) != 0)
 			return report_error("open", spec->path);
 		if (root_kernel_dev(st.st_dev) != spec->dev || st.st_ino != spec->ino) {

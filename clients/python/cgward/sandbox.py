@@ -6,7 +6,9 @@ exceptions nested in them (``--ro``), a memory limit (``--memory``),
 whether it may reach the network (``--no-network``), a private ``/tmp``
 (``--private-tmp``), the unix sockets it may connect to
 (``--allow-unix``), the capabilities its root may use on the host
-(``--cap-add``, ``--cap-drop``) and the paths it may not read (``--hide``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
+(``--cap-add``, ``--cap-drop``), the paths it may not read (``--hide``)
+and, with ``restrict_reads``, the only paths it may read (``--read``,
+``--read-system``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
 ``cgward exec``: one cgroup of its own, enforced by the kernel from the
 command's first instruction, removed when the run ends.
 """
@@ -21,6 +23,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
@@ -185,10 +188,10 @@ class Sandbox:
     :param cwd: the directory commands start in; writable (a write root).
     :param writable_paths: further directories the commands may write.
     :param read_only_paths: paths the commands may read but not write.
-        A write boundary leaves reads open (but for ``hide``), so a
-        read-only path outside every writable one needs nothing; one nested in a writable
-        path becomes a read-only exception (``--ro``), which must be a
-        directory.
+        One nested in a writable path becomes a read-only exception
+        (``--ro``), which must be a directory. One outside every writable
+        path needs nothing unless ``restrict_reads``, which makes it a read
+        root (``--read``).
     :param memory_limit_mib: memory limit of the whole run in whole MiB;
         0 sets none. Past it the kernel kills the run (returncode 137).
         Every run is also within the limits of the caller's own cgroup.
@@ -212,6 +215,13 @@ class Sandbox:
         write, whatever else allows them (``--hide``), such as ``~/.ssh``
         (expanded by the caller); their existence stays visible. None may
         hold ``cwd`` or a writable path.
+    :param restrict_reads: the commands may read, list and execute only
+        ``cwd``, the writable and read-only paths, the running interpreter's
+        runtime (``sys.prefix``, ``sys.base_prefix`` and the interpreter
+        itself, at the ends of their symbolic links, so that a link's
+        siblings stay unreadable) and cgward's system set (``/usr``,
+        ``/etc``, ``/proc``, the harmless devices). False (the default)
+        leaves reads open, but for ``hide``.
     :param cgward_path: the ``cgward`` binary; default: found on ``PATH``.
     :raises ValueError: an argument is invalid (the message names it).
     :raises FileNotFoundError: no ``cgward`` binary.
@@ -231,6 +241,7 @@ class Sandbox:
         pids_limit: int = 0,
         cpu_limit: float = 0,
         hide: Iterable[StrPath] = (),
+        restrict_reads: bool = False,
         cgward_path: Optional[StrPath] = None,
     ) -> None:
         self.memory_limit_mib = _whole(memory_limit_mib, "memory_limit_mib", "MiB")
@@ -254,6 +265,7 @@ class Sandbox:
         self.hide = [
             os.path.realpath(_existing_absolute(p, "hide")) for p in _paths(hide, "hide")
         ]
+        self.restrict_reads = _flag(restrict_reads, "restrict_reads")
         self.cgward = self._find_cgward(cgward_path)
         self._options = self._exec_options()
 
@@ -287,6 +299,23 @@ class Sandbox:
             roots.append(path)
         return roots
 
+    def _read_roots(self, write_roots: list[str]) -> list[str]:
+        """The read-only paths outside the writable ones and, for
+        restrict_reads, the runtime's: each once, by its real path, none
+        that is writable already (cgward refuses a root twice)."""
+        paths = [os.path.realpath(p) for p in self.read_only_paths]
+        if self.restrict_reads:
+            paths += [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.executable)]
+        roots: list[str] = []
+        seen = {(st.st_dev, st.st_ino) for st in map(os.stat, write_roots)}
+        for path in paths:
+            st = os.stat(path)
+            if (st.st_dev, st.st_ino) in seen or any(_is_beneath(path, r) for r in write_roots):
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            roots.append(path)
+        return roots
+
     def _exec_options(self) -> list[str]:
         roots = self._write_roots()
         if self.private_tmp:
@@ -315,6 +344,12 @@ class Sandbox:
                 if root == path or _is_beneath(root, path):
                     raise ValueError(f"hide: {path!r} holds the writable path {root!r}")
             options += ["--hide", path]
+        if self.restrict_reads:
+            for path in self._read_roots(roots):
+                if any(path == h or _is_beneath(path, h) for h in self.hide):
+                    raise ValueError(f"hide: {path!r}, to be read, is hidden")
+                options += ["--read", path]
+            options += ["--read-system", "default"]
         if self.memory_limit_mib:
             options += ["--memory", str(self.memory_limit_mib)]
         if self.pids_limit:

@@ -6,6 +6,7 @@ tests/vm/run). CGWARD names the binary (default: cgward on PATH).
 import asyncio
 import os
 import shutil
+import sys
 import time
 
 import pytest
@@ -107,6 +108,24 @@ def test_hidden_paths_are_unreadable_with_their_denies(dirs):
     assert [(d["op"], d["path"], d["reason"]) for d in result.denies] == [
         ("open_read", f"{outside}/secret/key", "hidden"),
         ("readdir", f"{outside}/secret", "hidden"),
+    ]
+
+
+def test_restrict_reads_reads_the_boundary_and_the_runtime_only(dirs):
+    work, outside = dirs
+    (outside / "data").mkdir()
+    (outside / "data" / "f").write_text("data")
+    (outside / "secret").write_text("secret")
+    (work / "mine").write_text("mine")
+    box = sandbox(work, private_tmp=False, read_only_paths=[outside / "data"],
+                  restrict_reads=True)
+    # -I: the caller's PYTHONPATH, unreadable in the run, stays out of it.
+    script = (f"print(open('mine').read(), open('{outside}/data/f').read())\n"
+              f"try: open('{outside}/secret')\nexcept PermissionError: print('denied')")
+    result = box.run([sys.executable, "-I", "-c", script])
+    assert result.stdout.split() == [b"mine", b"data", b"denied"], result.stderr
+    assert [(d["op"], d["path"], d["reason"]) for d in result.denies] == [
+        ("open_read", f"{outside}/secret", "outside_roots")
     ]
 
 

@@ -3,6 +3,7 @@
 import os
 import socket
 import stat
+import sys
 
 import pytest
 
@@ -247,3 +248,62 @@ def test_every_capability_of_5_10_to_6_12_is_known(work, fake_cgward):
     assert len(names) == 41
     box = Sandbox(work, capabilities=names, cgward_path=fake_cgward)
     assert options(box).count("--cap-add") == 41
+
+
+def read_roots(box):
+    opts = options(box)
+    return [opts[i + 1] for i, o in enumerate(opts) if o == "--read"]
+
+
+def test_reads_stay_open_unless_restricted(work, tmp_path, fake_cgward):
+    box = Sandbox(work, read_only_paths=[tmp_path], cgward_path=fake_cgward)
+    assert read_roots(box) == [] and "--read-system" not in options(box)
+
+
+def test_restrict_reads_reads_the_paths_given_and_the_runtime(work, tmp_path, fake_cgward):
+    data = tmp_path / "data"
+    data.mkdir()
+    box = Sandbox(work, read_only_paths=[data], restrict_reads=True, cgward_path=fake_cgward)
+    opts = options(box)
+    assert opts[opts.index("--read-system") + 1] == "default"
+    runtime = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.executable)}
+    assert read_roots(box)[0] == str(data) and set(read_roots(box)[1:]) == runtime
+    # The working directory is a write root, readable without a read root of its own.
+    assert opts[:2] == ["--root", str(work)] and str(work) not in read_roots(box)
+
+
+# The seed backend's cases: a writable path nested in a read-only one stays
+# writable; a read-only path nested in a writable one is an exception.
+def test_restrict_reads_nests_writable_in_read_only(tmp_path, fake_cgward):
+    ro = tmp_path / "ro"
+    (ro / "w").mkdir(parents=True)
+    box = Sandbox(ro / "w", read_only_paths=[ro], restrict_reads=True, cgward_path=fake_cgward)
+    assert ["--root", str(ro / "w")] == options(box)[:2]
+    assert str(ro) in read_roots(box)
+
+
+# A runtime reached through symbolic links, relative and absolute, is read
+# where the links end: the interpreter's file, not the directory it lies in.
+def test_restrict_reads_follows_the_runtimes_links_without_siblings(
+    work, tmp_path, fake_cgward, monkeypatch
+):
+    real = tmp_path / "real"
+    (real / "bin").mkdir(parents=True)
+    (real / "bin" / "python3.99").write_text("")
+    (real / "bin" / "sibling").write_text("")
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(real / "bin" / "python3.99")
+    (venv / "bin" / "python").symlink_to("../../alias")
+    (tmp_path / "venv-link").symlink_to(venv)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv-link"))
+    monkeypatch.setattr(sys, "base_prefix", str(tmp_path / "venv-link"))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "venv-link" / "bin" / "python"))
+    box = Sandbox(work, restrict_reads=True, cgward_path=fake_cgward)
+    assert read_roots(box) == [str(venv), str(real / "bin" / "python3.99")]
+
+
+def test_restrict_reads_refuses_a_hidden_runtime(work, fake_cgward):
+    with pytest.raises(ValueError, match="to be read, is hidden"):
+        Sandbox(work, restrict_reads=True, hide=[os.path.realpath(sys.executable)],
+                cgward_path=fake_cgward)
