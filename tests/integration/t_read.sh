@@ -225,3 +225,39 @@ test_read_learn_through_the_agent_for_an_ordinary_user() {
 	grep -qx -- "  --root $UW --read $UO/in --read-system default" "$T/learn" ||
 		fail "proposal: $(cat "$T/learn")"
 }
+
+# Real tools under the roots --learn proposes: gcc, make, git, and pip
+# installing a local package into a venv whose interpreter is a chain of
+# links (venv/bin/python -> python3 -> /usr/bin/python3), both outside the
+# write root (under /run: the private /tmp would hide them). Run again with
+# the proposal, on the same state, they are denied nothing.
+test_read_learn_proposal_runs_real_tools() {
+	local proposal script v
+	v=$(mktemp -d /run/cgward-learn.XXXXXX)
+	# shellcheck disable=SC2064 # the directory is fixed now
+	trap "rm -rf '$v'" EXIT
+	tools_lower "$T/tools"
+	mkdir -p "$v/pkg/demo" "$T/home"
+	printf 'from setuptools import setup\nsetup(name="demo", version="1.0", packages=["demo"])\n' \
+		>"$v/pkg/setup.py"
+	echo 'X = 1' >"$v/pkg/demo/__init__.py"
+	/usr/bin/python3 -m venv --system-site-packages "$v/venv"
+	script="cd $T/tools/ws && rm -rf r && gcc -o hello hello.c && ./hello && make -s && echo made
+		git init -q r && cd r && echo a >a && git add a &&
+		git -c user.name=t -c user.email=t@example.org commit -qm m && echo git
+		$v/venv/bin/python -m pip install -q --no-index --no-build-isolation $v/pkg
+		$v/venv/bin/python -c 'import demo; print(demo.X)'"
+	HOME=$T/home PIP_NO_CACHE_DIR=1 cgx --learn --private-tmp --root "$T/tools/ws" -- \
+		sh -ec "$script" >"$T/out" 2>"$T/learn" || fail "the learning run: $(cat "$T/learn")"
+	expect_content "$T/out" "$(lines hello made git 1)"
+	proposal=$(sed -n 2p "$T/learn")
+	# What the install made, undone (pip uninstall costs half a minute under emulation).
+	rm -rf "$v"/venv/lib/python3*/site-packages/demo* "$v/pkg/build" "$v/pkg/demo.egg-info" \
+		"$T/tools/ws/out.txt"
+	: >"$EV"
+	# shellcheck disable=SC2086 # the proposal's options, split into words
+	HOME=$T/home PIP_NO_CACHE_DIR=1 cgx --private-tmp $proposal -- sh -ec "$script" \
+		>"$T/out" 2>"$T/err" || fail "with '$proposal': $(cat "$T/err"; cat "$T/learn")"
+	expect_content "$T/out" "$(lines hello made git 1)"
+	expect_events 0 true
+}
