@@ -273,9 +273,9 @@ static __always_inline struct inode *walk_cache_inode(struct dentry *dir, struct
  * Whether walk_cache lets a write (or a read) beneath the directory dir:
  * its entry was filled at this rename count, and its root is a write root
  * (or a readable one) of the policy without exceptions (any of which could
- * lie between dir and the root). The entry is not the policy's: a policy without that root walks,
- * and the write_roots lookup is what keeps a reused policy id or a reload
- * from inheriting another policy's verdict.
+ * lie between dir and the root). The entry is not the policy's: a policy
+ * without that root walks, and the write_roots lookup is what keeps a
+ * reused policy id or a reload from inheriting another policy's verdict.
  */
 static __always_inline bool walk_cache_allows(const struct walk_state *state, struct inode *dir,
 					      __u32 rename_seq)

@@ -68,15 +68,6 @@ static void add(char ***list, size_t *n, size_t *cap, const char *path)
 		(*n)++;
 }
 
-/* dir of path (path itself, absolute, is changed). */
-static char *parent_of(char *path)
-{
-	char *slash = strrchr(path, '/');
-
-	slash[slash == path] = '\0';
-	return path;
-}
-
 /* One path an operation named: what a read needs, or the directory a write is in. */
 static void note_path(struct learn *learn, __u16 op, const char *named, size_t len)
 {
@@ -93,7 +84,7 @@ static void note_path(struct learn *learn, __u16 op, const char *named, size_t l
 	}
 	memcpy(dir, path, len + 1);
 	if (op != CGWARD_OP_READDIR)
-		parent_of(dir);
+		path_parent(dir);
 	if (read)
 		add(&learn->reads, &learn->n_reads, &learn->cap_reads,
 		    is_shallow(learn, dir) && op != CGWARD_OP_READDIR ? path : dir);
@@ -112,21 +103,15 @@ void learn_note(void *arg, const void *record, size_t size)
 
 	if (size < header || size - header < (size_t)e->path_len + e->target_len)
 		return;
-	if (e->op >= CGWARD_OP_MOUNT && e->op != CGWARD_OP_OPEN_READ &&
-	    e->op != CGWARD_OP_READDIR && e->op != CGWARD_OP_EXEC) {
-		learn->others++;
-		return;
-	}
 	/*
-	 * A hidden path and a read-only one stay so; a path cut short or
-	 * unplaced names no root.
+	 * Only a file operation outside the roots: a hidden path and a
+	 * read-only one stay so, and a path cut short or unplaced names no root.
 	 */
-	if (e->reason != CGWARD_REASON_OUTSIDE_ROOTS) {
-		learn->others++;
-		return;
-	}
-	if (e->flags & (CGWARD_EVENT_PATH_TRUNCATED | CGWARD_EVENT_TARGET_TRUNCATED |
-			CGWARD_EVENT_PATH_FROM_FS_ROOT | CGWARD_EVENT_TARGET_FROM_FS_ROOT)) {
+	if ((e->op >= CGWARD_OP_MOUNT && e->op != CGWARD_OP_OPEN_READ &&
+	     e->op != CGWARD_OP_READDIR && e->op != CGWARD_OP_EXEC) ||
+	    e->reason != CGWARD_REASON_OUTSIDE_ROOTS ||
+	    (e->flags & (CGWARD_EVENT_PATH_TRUNCATED | CGWARD_EVENT_TARGET_TRUNCATED |
+			 CGWARD_EVENT_PATH_FROM_FS_ROOT | CGWARD_EVENT_TARGET_FROM_FS_ROOT))) {
 		learn->others++;
 		return;
 	}
@@ -178,7 +163,7 @@ static void collapse(const struct learn *learn, char ***list, size_t *n, size_t 
 		drop_within(*list, n, NULL, 0);
 		for (size_t i = 0; i < *n && !changed; i += run) {
 			snprintf(dir, sizeof(dir), "%s", (*list)[i]);
-			parent_of(dir);
+			path_parent(dir);
 			for (run = 1; i + run < *n && path_within((*list)[i + run], dir); run++)
 				;
 			if (run >= LEARN_COLLAPSE && !is_shallow(learn, dir) &&

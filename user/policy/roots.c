@@ -104,6 +104,15 @@ bool path_within(const char *path, const char *dir)
 	return strncmp(path, dir, len) == 0 && (path[len] == '/' || path[len] == '\0');
 }
 
+char *path_parent(char *path)
+{
+	char *slash = strrchr(path, '/');
+
+	if (slash)
+		slash[slash == path] = '\0';
+	return path;
+}
+
 bool root_may_be_file(__u32 access)
 {
 	return access == CGWARD_ACCESS_HIDDEN || access == CGWARD_ACCESS_READ;
@@ -235,16 +244,11 @@ static int open_parent(const struct root_spec *root, int fd)
 {
 	char parent[PATH_MAX];
 	struct stat st;
-	char *slash;
 
 	if (fd != root->fd || (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)))
 		return openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	snprintf(parent, sizeof(parent), "%s", root->path);
-	slash = strrchr(parent, '/');
-	if (!slash)
-		return -1;
-	slash[slash == parent] = '\0';
-	return open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return open(path_parent(parent), O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 /*

@@ -83,6 +83,9 @@ bool root_file_type_fits(__u32 access, mode_t mode);
 /* Whether the path string is dir or beneath it (no '/' at dir's end). */
 bool path_within(const char *path, const char *dir);
 
+/* Cuts the absolute path to its directory ("/" for a top-level name); returns it. */
+char *path_parent(char *path);
+
 /* glibc's dev_t to the kernel's internal MKDEV layout (MINORBITS 20). */
 __u32 root_kernel_dev(dev_t st_dev);
 
