@@ -70,20 +70,21 @@ static void test_proposes_collapsed_roots_and_leaves_secrets_out(void **state)
 	note(&learn, CGWARD_OP_CONNECT, CGWARD_REASON_NETWORK, "", NULL);
 	text = report(&learn, roots, 2, 3);
 	assert_string_equal(
-	    text, "cgward: --learn: the roots that would have let the run go with no deny:\n"
-		  "  --root /home/u/ws --root /srv/out --read /data/proj --read /home/u/.gitconfig"
-		  " --read /opt/t --read /srv/data --read-system default\n"
-		  "  as a policy rule:\n"
-		  "    write_roots: [/home/u/ws, /srv/out]\n"
-		  "    read_roots: [/usr, /data/proj, /home/u/.gitconfig, /opt/t, /srv/data]\n"
-		  "    read_system: default\n"
-		  "  left out, secrets it read or wrote (hide them: --hide):\n"
-		  "    secrets: [/home/u/.ssh/id_ed25519, /srv/app/.env]\n"
-		  "  left out, writes no root should cover (in /, a top-level directory or the "
-		  "home):\n"
-		  "    writes: [/home/u/.bash_history]\n"
-		  "  left out: 2 other operations audited (see the events)\n"
-		  "  incomplete: 3 events were lost; run it again\n");
+	    text,
+	    "cgward: --learn: the roots that would have let the run go with no deny:\n"
+	    "  --root /home/u/ws --root /srv/out --read /usr --read /data/proj"
+	    " --read /home/u/.gitconfig --read /opt/t --read /srv/data --read-system default\n"
+	    "  as a policy rule:\n"
+	    "    write_roots: [/home/u/ws, /srv/out]\n"
+	    "    read_roots: [/usr, /data/proj, /home/u/.gitconfig, /opt/t, /srv/data]\n"
+	    "    read_system: default\n"
+	    "  left out, secrets it read or wrote (hide them: --hide):\n"
+	    "    secrets: [/home/u/.ssh/id_ed25519, /srv/app/.env]\n"
+	    "  left out, writes no root should cover (in /, a top-level directory or the "
+	    "home):\n"
+	    "    writes: [/home/u/.bash_history]\n"
+	    "  left out: 2 other operations audited (see the events)\n"
+	    "  incomplete: 3 events were lost; run it again\n");
 	free(text);
 	learn_free(&learn);
 }

@@ -183,56 +183,61 @@ static void print_list(FILE *out, const char *key, char *const *paths, size_t n)
 	fprintf(out, "]\n");
 }
 
-/* The run's own roots of access, as their paths (borrowed), into out. */
-static size_t given(const struct root_spec *roots, size_t n_roots, __u32 access, char **out)
+static void print_options(FILE *out, const char *option, char *const *paths, size_t n)
 {
-	size_t n = 0;
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %s %s", option, paths[i]);
+}
 
-	for (size_t i = 0; i < n_roots; i++) {
+/* The run's own roots of access (borrowed), in a new array with room for extra more; or NULL. */
+static char **given_roots(const struct root_spec *roots, size_t n_roots, __u32 access, size_t extra,
+			  size_t *n)
+{
+	char **given = calloc(n_roots + extra + 1, sizeof(*given));
+
+	*n = 0;
+	for (size_t i = 0; given && i < n_roots; i++) {
 		if (roots[i].access == access)
-			out[n++] = (char *)roots[i].path;
+			given[(*n)++] = (char *)roots[i].path;
 	}
-	return n;
+	return given;
+}
+
+/* Appends the learnt paths (borrowed) to the run's own. */
+static void append(char **all, size_t *n, char *const *learnt, size_t n_learnt)
+{
+	memcpy(all + *n, learnt, n_learnt * sizeof(*all));
+	*n += n_learnt;
 }
 
 void learn_report(struct learn *learn, const struct root_spec *roots, size_t n_roots, __u64 lost,
 		  FILE *out)
 {
-	char **write_roots = calloc(n_roots + 1, sizeof(*write_roots));
-	char **read_roots = calloc(n_roots + 1, sizeof(*read_roots));
-	size_t n_write, n_read;
-
-	if (!write_roots || !read_roots) {
-		free(write_roots);
-		free(read_roots);
-		fprintf(out, "cgward: --learn: out of memory\n");
-		return;
-	}
-	n_write = given(roots, n_roots, CGWARD_ACCESS_WRITE, write_roots);
-	n_read = given(roots, n_roots, CGWARD_ACCESS_READ, read_roots);
+	size_t n_writes, n_reads;
+	char **writes, **reads;
 
 	collapse(learn, &learn->writes, &learn->n_writes, &learn->cap_writes);
-	drop_within(learn->writes, &learn->n_writes, write_roots, n_write);
 	collapse(learn, &learn->reads, &learn->n_reads, &learn->cap_reads);
-	drop_within(learn->reads, &learn->n_reads, learn->writes, learn->n_writes);
-	fprintf(out, "cgward: --learn: the roots that would have let the run go with no deny:\n ");
-	for (size_t i = 0; i < n_write; i++)
-		fprintf(out, " --root %s", write_roots[i]);
-	for (size_t i = 0; i < learn->n_writes; i++)
-		fprintf(out, " --root %s", learn->writes[i]);
-	for (size_t i = 0; i < learn->n_reads; i++)
-		fprintf(out, " --read %s", learn->reads[i]);
-	fprintf(out, " --read-system default\n  as a policy rule:\n");
-	fprintf(out, "    write_roots: [");
-	for (size_t i = 0; i < n_write + learn->n_writes; i++)
-		fprintf(out, "%s%s", i ? ", " : "",
-			i < n_write ? write_roots[i] : learn->writes[i - n_write]);
-	fprintf(out, "]\n");
-	fprintf(out, "    read_roots: [");
-	for (size_t i = 0; i < n_read + learn->n_reads; i++)
-		fprintf(out, "%s%s", i ? ", " : "",
-			i < n_read ? read_roots[i] : learn->reads[i - n_read]);
-	fprintf(out, "]\n    read_system: default\n");
+	writes = given_roots(roots, n_roots, CGWARD_ACCESS_WRITE, learn->n_writes, &n_writes);
+	reads = given_roots(roots, n_roots, CGWARD_ACCESS_READ, learn->n_reads, &n_reads);
+	if (writes && reads) {
+		drop_within(learn->writes, &learn->n_writes, writes, n_writes);
+		drop_within(learn->reads, &learn->n_reads, learn->writes, learn->n_writes);
+		append(writes, &n_writes, learn->writes, learn->n_writes);
+		append(reads, &n_reads, learn->reads, learn->n_reads);
+		fprintf(out, "cgward: --learn: the roots that would have let the run go with no "
+			     "deny:\n ");
+		print_options(out, "--root", writes, n_writes);
+		print_options(out, "--read", reads, n_reads);
+		fprintf(out, " --read-system default\n  as a policy rule:\n");
+		print_list(out, "write_roots", writes, n_writes);
+		print_list(out, "read_roots", reads, n_reads);
+		fprintf(out, "    read_system: default\n");
+	} else {
+		fprintf(out, "cgward: --learn: out of memory\n");
+	}
+	free(writes);
+	free(reads);
 	if (learn->n_secrets) {
 		fprintf(out, "  left out, secrets it read or wrote (hide them: --hide):\n");
 		print_list(out, "secrets", learn->secrets, learn->n_secrets);
@@ -248,8 +253,6 @@ void learn_report(struct learn *learn, const struct root_spec *roots, size_t n_r
 	if (lost)
 		fprintf(out, "  incomplete: %llu events were lost; run it again\n",
 			(unsigned long long)lost);
-	free(write_roots);
-	free(read_roots);
 }
 
 static void free_list(char **list, size_t n)
