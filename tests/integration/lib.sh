@@ -217,6 +217,21 @@ load_loop_driver() {
 	modprobe loop 2>/dev/null || true
 }
 
+# mount_overlay FILL: an overlay under /run (a tmpfs, which no private /tmp
+# hides) as a container's root file system, its lower layer filled by FILL
+# DIR before the mount; OVERLAY is its directory (lower, upper, work,
+# merged), unmounted and removed when the test ends.
+mount_overlay() {
+	OVERLAY=$(mktemp -d /run/cgward-overlay.XXXXXX)
+	# shellcheck disable=SC2064 # the directory is fixed now
+	trap "umount '$OVERLAY/merged'; rm -rf '$OVERLAY'" EXIT
+	mkdir -p "$OVERLAY/lower" "$OVERLAY/upper" "$OVERLAY/work" "$OVERLAY/merged"
+	"$1" "$OVERLAY/lower"
+	mount -t overlay -o \
+		"lowerdir=$OVERLAY/lower,upperdir=$OVERLAY/upper,workdir=$OVERLAY/work" \
+		overlay "$OVERLAY/merged"
+}
+
 # mount_ext4 DIR: a new ext4 file system on a loop device at DIR, thawed
 # (had a test frozen it) and unmounted when the test ends.
 mount_ext4() {

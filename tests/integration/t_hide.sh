@@ -12,11 +12,11 @@ hide_tree() {
 	echo open >"$1/open/file"
 }
 
-# expect_hidden DIR: in a run that hides DIR/secret, reading, listing and
-# executing in it are denied, each with its event; DIR/open stays readable.
+# expect_hidden DIR: in a run that hides DIR/secret (hide_tree's),
+# reading, listing and executing in it are denied, each with its event;
+# DIR/open stays readable.
 expect_hidden() {
 	local d=$1
-	hide_tree "$d"
 	expect "$(lines EPERM EPERM EPERM EPERM ok ok)" cgx --root "$W" --hide "$d/secret" -- \
 		sh -c "$FSOP open-read $d/secret/key; $FSOP open-read $d/secret/sub
 		       $FSOP exec $d/secret/true; $HATCHOP uring-open-read $d/secret/key
@@ -27,26 +27,21 @@ expect_hidden() {
 }
 
 test_hide_denies_reads_listing_and_exec_on_tmpfs() {
+	hide_tree "$O"
 	expect_hidden "$O"
 }
 
 test_hide_denies_reads_listing_and_exec_on_ext4() {
 	mount_ext4 "$T/ext4"
+	hide_tree "$T/ext4"
 	expect_hidden "$T/ext4"
 }
 
 # On an overlay, as a container's root file system: the hidden tree in its
-# lower layer, under /run (a tmpfs the suite's private /tmp does not hide).
+# lower layer.
 test_hide_denies_reads_listing_and_exec_on_overlayfs() {
-	local o
-	o=$(mktemp -d /run/cgward-hide.XXXXXX)
-	# shellcheck disable=SC2064 # the directory is fixed now
-	trap "umount '$o/merged'; rm -rf '$o'" EXIT
-	mkdir -p "$o/lower" "$o/upper" "$o/work" "$o/merged"
-	hide_tree "$o/lower"
-	mount -t overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" overlay "$o/merged"
-	rm -r "$o/merged/secret" "$o/merged/open"
-	expect_hidden "$o/merged"
+	mount_overlay hide_tree
+	expect_hidden "$OVERLAY/merged"
 }
 
 # Real tools see the same: cat, ls and a shell's exec fail; the command's

@@ -16,11 +16,11 @@ read_tree() {
 	done
 }
 
-# expect_read_roots DIR: in a run that reads DIR/in, reading, listing and
-# executing there work; the same outside are denied, each with its event.
+# expect_read_roots DIR: in a run that reads DIR/in (read_tree's), reading,
+# listing and executing there work; the same outside are denied, each with
+# its event.
 expect_read_roots() {
 	local d=$1
-	read_tree "$d"
 	expect "$(lines ok ok ok EPERM EPERM EPERM)" cgx --root "$W" --read "$HELPERS" \
 		--read "$d/in" -- sh -c "$FSOP open-read $d/in/file; $FSOP open-read $d/in/sub
 		$FSOP exec $d/in/true; $FSOP open-read $d/out/file; $FSOP open-read $d/out/sub
@@ -30,11 +30,13 @@ expect_read_roots() {
 }
 
 test_read_roots_on_tmpfs() {
+	read_tree "$O"
 	expect_read_roots "$O"
 }
 
 test_read_roots_on_ext4() {
 	mount_ext4 "$T/ext4"
+	read_tree "$T/ext4"
 	expect_read_roots "$T/ext4"
 }
 
@@ -42,15 +44,8 @@ test_read_roots_on_ext4() {
 # layer: overlayfs opens the layers' directories for a listing, and (from
 # 6.8) their files for a read, on mounts of its own that no path reaches.
 test_read_roots_on_overlayfs() {
-	local o
-	o=$(mktemp -d /run/cgward-read.XXXXXX)
-	# shellcheck disable=SC2064 # the directory is fixed now
-	trap "umount '$o/merged'; rm -rf '$o'" EXIT
-	mkdir -p "$o/lower" "$o/upper" "$o/work" "$o/merged"
-	read_tree "$o/lower"
-	mount -t overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" overlay "$o/merged"
-	rm -r "$o/merged/in" "$o/merged/out"
-	expect_read_roots "$o/merged"
+	mount_overlay read_tree
+	expect_read_roots "$OVERLAY/merged"
 }
 
 # A read root is not writable, a write root nested in it is, and a hidden

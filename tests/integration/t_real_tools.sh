@@ -23,18 +23,11 @@ tools_lower() {
 	tar cf "$1/ws/archive.tar" -C "$1/src" x
 }
 
-# Mounts the overlay at $TOOLS/merged and sets TW (the root) and TO (outside it).
-# It lives under /run (a tmpfs), not /tmp: the private /tmp would hide TO.
+# Mounts the overlay (OVERLAY) and sets TW (the root) and TO (outside it).
 tools_overlay() {
-	local o
-	TOOLS=$(mktemp -d /run/cgward-tools.XXXXXX)
-	o=$TOOLS
-	trap "umount '$o/merged'; rm -rf '$o'" EXIT
-	mkdir -p "$o/lower" "$o/upper" "$o/work" "$o/merged"
-	tools_lower "$o/lower"
-	mount -t overlay -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" overlay "$o/merged"
-	TW=$o/merged/ws
-	TO=$o/merged/out
+	mount_overlay tools_lower
+	TW=$OVERLAY/merged/ws
+	TO=$OVERLAY/merged/out
 }
 
 # real_tools_work_in WS [OPTION...]: every tool works in a root at WS
@@ -117,9 +110,9 @@ test_real_tools_outside_the_root_on_the_same_overlay_are_denied() {
 		[ -n "$tool" ] || fail "no deny of $comm beneath $TO: $(cat "$EV")"
 	done <"$T/status"
 	# Nothing was left there, and nothing was copied up.
-	[ "$(ls -A "$TO")" = "$(ls -A "$TOOLS/lower/out")" ] ||
-		fail "$TO holds $(ls -A "$TO"), want $(ls -A "$TOOLS/lower/out")"
+	[ "$(ls -A "$TO")" = "$(ls -A "$OVERLAY/lower/out")" ] ||
+		fail "$TO holds $(ls -A "$TO"), want $(ls -A "$OVERLAY/lower/out")"
 	expect_content "$TO/lower.txt" lower
 	expect_content "$TO/lower2.txt" lower
-	expect_absent "$TOOLS/upper/out"
+	expect_absent "$OVERLAY/upper/out"
 }
