@@ -98,7 +98,8 @@ FUZZ_CFLAGS    := -g -O1 $(WARNINGS) -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf $
 .PHONY: all help deps vmlinux test test-leaks test-unit test-unit-asan test-integration test-vm demo \
 	bench fuzz fuzz-regress format check-format clean install deps-build test-deploy test-man deb \
 	test-deb test-reproducible \
-	deps-kernels test-kernels test-vm-kernels test-stress build-bench test-kubernetes test-python
+	deps-kernels test-kernels test-vm-kernels test-vm-asan test-stress build-bench test-kubernetes \
+	test-python
 
 all: $(BUILD)/cgward
 
@@ -117,6 +118,7 @@ help:
 	@echo 'make test-integration  the integration suite on this kernel (needs BPF LSM)'
 	@echo 'make test-vm           the integration suite inside tests/vm/run, and its ASan subset'
 	@echo 'make test-kernels      the integration suite on 5.10, 6.1 and 6.12 (make deps-kernels fetches 5.10, 6.12)'
+	@echo 'make test-vm-asan      the ASan subset of the integration suite in the VM (build/cgward-asan)'
 	@echo 'make test-stress       256 concurrent cgward exec runs for 30 s (not part of make test)'
 	@echo 'make test-kubernetes   pods through the CRI of containerd in the VM, confined by the agent'
 	@echo 'make test-python       the Python client (clients/python): here, then real runs in the VM'
@@ -374,9 +376,11 @@ test-kernels: all $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/kernels
 
 # What make test runs in the VM: the suite on every kernel, the ASan subset on the default one.
-test-vm-kernels: all $(BUILD)/cgward-asan $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
+test-vm-kernels: all $(BUILD)/cgward-dynamic $(TEST_TOOLS) $(DEB)
 	tests/vm/selftest
 	tests/vm/kernels
+
+test-vm-asan: all $(BUILD)/cgward-asan $(TEST_TOOLS)
 	tests/vm/run --timeout 600 -- tests/integration/run-asan
 
 # Debian's containerd and runc in the VM, pods made through CRI by tests/kubernetes/cri.mjs
@@ -418,8 +422,11 @@ test-leaks: $(BUILD)/cgward-dynamic
 		[ $$? -ne 99 ] || { echo "leak or memory error: policy check $$f"; exit 1; }; \
 	done; echo "test-leaks: policy check over $$(ls tests/unit/policy/*.yaml | wc -l) fixtures: no leak"
 
+# After the kernels, the other VM suites as many at once as the kernels' VMs ran
+# (a guest under emulation is one host thread), each one's output whole when it ends.
 test: check-format build-bench test-unit test-unit-asan fuzz-regress test-leaks test-deploy test-man \
-	test-deb test-reproducible test-vm-kernels test-kubernetes test-python
+	test-deb test-reproducible test-vm-kernels
+	$(MAKE) -j$$(nproc) --output-sync=target test-vm-asan test-kubernetes test-python
 
 demo: all
 	tests/demo
