@@ -102,6 +102,19 @@ test_read_system_none_reads_only_what_is_listed() {
 	expect_status 0 cgx --root "$W" --read-system default -- /bin/true
 }
 
+# A run whose reads are confined reads its own cgroup, where its limits are
+# that runtimes size themselves by (a JVM's heap, Node's constrainedMemory:
+# with memory.max unreadable, each took the VM's whole memory), and no other.
+test_read_confined_run_reads_its_own_cgroup_only() {
+	mkdir "$SUITE_CGROUP/other"
+	# shellcheck disable=SC2016 # expanded by the confined shell
+	expect "$(lines 67108864 EPERM)" cgx --root "$W" --read "$HELPERS" --memory 64 -- sh -c \
+		'cat "$1$(sed -n "s/^0:://p" /proc/self/cgroup)/memory.max"; "$2" open-read "$3"' \
+		sh "$CG2" "$FSOP" "$SUITE_CGROUP/other/cgroup.procs"
+	expect_denies "open_read $SUITE_CGROUP/other/cgroup.procs"
+	rmdir "$SUITE_CGROUP/other"
+}
+
 # Root inside reads another user's private file only through a read root.
 test_read_root_inside_cannot_read_outside() {
 	read_tree "$O"

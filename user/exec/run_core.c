@@ -91,9 +91,11 @@ int run_core_put_private_tmp(struct run_core *core, const struct private_tmp_rep
 {
 	int ret;
 
-	core->n_private_roots = private_tmp_roots(report, core->private_roots);
-	ret = policy_maps_put_roots(core->maps, core->policy_id, core->private_roots,
-				    core->n_private_roots);
+	size_t n = private_tmp_roots(report, &core->own_roots[core->n_own_roots]);
+
+	ret = policy_maps_put_roots(core->maps, core->policy_id,
+				    &core->own_roots[core->n_own_roots], n);
+	core->n_own_roots += n;
 	if (ret)
 		snprintf(err, errlen, "--private-tmp: cannot install its roots: %s",
 			 strerror(-ret));
@@ -129,13 +131,33 @@ static bool hides_paths(const struct run_core *core)
 	return false;
 }
 
+/* The run's cgroup directory as a readable root of its policy. */
+static int put_cgroup_readable(struct run_core *core, char *err, size_t errlen)
+{
+	struct root_spec *root = &core->own_roots[core->n_own_roots];
+	int ret = root_resolve(core->cgroup.path, CGWARD_ACCESS_READ, root, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = policy_maps_put_roots(core->maps, core->policy_id, root, 1);
+	root_close(root); /* tagged now; the cgroup lives as long as the binding */
+	if (ret)
+		snprintf(err, errlen, "cannot make the run's cgroup readable: %s", strerror(-ret));
+	else
+		core->n_own_roots++;
+	return ret;
+}
+
 int run_core_bind(struct run_core *core, __u32 flags, __u64 dropped_caps, char *err, size_t errlen)
 {
 	bool judge_reads = hides_paths(core) || (flags & CGWARD_POLICY_READ_ROOTS);
-	int ret = policy_maps_bind_exec_cgroup(
-	    core->maps, core->cgroup.id, core->policy_id,
-	    flags | (judge_reads ? CGWARD_POLICY_JUDGE_READS : 0), dropped_caps);
+	int ret = flags & CGWARD_POLICY_READ_ROOTS ? put_cgroup_readable(core, err, errlen) : 0;
 
+	if (ret)
+		return ret;
+	ret = policy_maps_bind_exec_cgroup(core->maps, core->cgroup.id, core->policy_id,
+					   flags | (judge_reads ? CGWARD_POLICY_JUDGE_READS : 0),
+					   dropped_caps);
 	if (ret)
 		snprintf(err, errlen, "cannot bind the cgroup: %s", strerror(-ret));
 	return ret;
@@ -185,8 +207,7 @@ void run_core_release(struct run_core *core)
 
 	if (!core->policy_id || core->policy_kept)
 		return;
-	policy_maps_delete_roots(core->maps, core->policy_id, core->private_roots,
-				 core->n_private_roots);
+	policy_maps_delete_roots(core->maps, core->policy_id, core->own_roots, core->n_own_roots);
 	for (size_t i = 1; i < core->n_installed; i++)
 		policy_maps_delete_roots(core->maps, core->policy_id, core->installed[i].roots,
 					 core->installed[i].n);

@@ -54,8 +54,9 @@ struct run_core {
 	 * earlier agent): every root of policy_id goes at the end.
 	 */
 	bool roots_elsewhere;
-	struct root_spec private_roots[PRIVATE_TMP_DIRS]; /* --private-tmp's tmpfs roots */
-	size_t n_private_roots;
+	/* Roots the core makes itself: --private-tmp's tmpfs ones, the run's readable cgroup. */
+	struct root_spec own_roots[PRIVATE_TMP_DIRS + 1];
+	size_t n_own_roots;
 	struct exec_cgroup cgroup;
 	bool cgroup_created;
 	bool policy_kept; /* its cgroup could not be removed: cgward gc removes the policy later */
@@ -92,7 +93,12 @@ int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *la
 			   const char *parent, const char *member, gid_t gid,
 			   const struct run_limits *limits, char *err, size_t errlen);
 
-/* Binds the cgroup to the run's policy; "cannot bind the cgroup: ..." in err. */
+/*
+ * Binds the cgroup to the run's policy; "cannot bind the cgroup: ..." in err.
+ * Where flags confine reads, the cgroup's own directory is readable first:
+ * the run's limits (memory.max, cpu.max), which runtimes size themselves by
+ * (a JVM's heap, Node's constrainedMemory).
+ */
 int run_core_bind(struct run_core *core, __u32 flags, __u64 dropped_caps, char *err, size_t errlen);
 
 /* 0 once the run's ring buffer is in exec_events: its events reach it. */

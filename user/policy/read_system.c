@@ -11,7 +11,8 @@
  * make, Python) with nothing else readable: the programs, libraries and
  * configuration (the loader's cache, passwd, locale, certificates), /proc
  * for the process's own state (others' are judged by ptrace_access_check),
- * the CPU list that nproc and os.cpu_count() read, the devices that are
+ * the CPU list that nproc and os.cpu_count() read, the huge page settings
+ * that a JVM and glibc's malloc tune themselves by, the devices that are
  * harmless (those any run may write, and the terminals), and the
  * resolver's files where /etc/resolv.conf links to them.
  */
@@ -26,6 +27,8 @@ static const char *const read_system_paths[] = {
     "/libx32",
     "/proc",
     "/sys/devices/system/cpu",
+    "/sys/kernel/mm/transparent_hugepage",
+    "/sys/kernel/mm/hugepages",
     "/dev/null",
     "/dev/zero",
     "/dev/full",
