@@ -153,16 +153,18 @@ test_read_bad_paths_exit_2_and_run_nothing() {
 }
 
 # An ordinary user's run through the agent's exec socket: the user confines
-# the reads of a run that could otherwise read its whole home.
+# the reads of a run that could otherwise read its whole home (its own
+# cgroup stays readable, as root's run's).
 test_read_through_the_agent_for_an_ordinary_user() {
 	user_dirs
 	user_agent_start
 	read_tree "$UO"
 	chown -R "$USER_UID:$USER_UID" "$UO"
-	expect "$(lines ok EPERM ok)" as_user "$CGWARD" exec --root "$UW" --read "$HELPERS" \
+	expect "$(lines ok EPERM ok ok)" as_user "$CGWARD" exec --root "$UW" --read "$HELPERS" \
 		--read "$UO/in" --events "$UW/events.jsonl" -- \
 		sh -c "$FSOP open-read $UO/in/file; $FSOP open-read $UO/out/file
-		       $FSOP open-read $UW"
+		       $FSOP open-read $UW
+		       $FSOP open-read $CG2\$(sed -n 's/^0:://p' /proc/self/cgroup)/cgroup.procs"
 	jq -s -e "any(.[]; .op == \"open_read\" and .path == \"$UO/out/file\")" \
 		"$UW/events.jsonl" >/dev/null || fail "the run's deny: $(cat "$UW/events.jsonl")"
 	wait_line "$AEV" '"op":"exec_request"'
