@@ -450,8 +450,13 @@ $(BUILD)/bench/floor.bpf.o: tests/bench/floor.bpf.c
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# zlib's upstream tree from the Debian mirror apt uses, for the bench's build
+# under learnt read roots; fetched once, by make bench only.
+$(BUILD)/bench/zlib/zlib.tar.gz:
+	tests/bench/fetch-zlib $(@D)
+
 # Overhead figures as ratios, in tests/vm/run unless this kernel can enforce; not a test.
-bench: all $(BENCH_BINS)
+bench: all $(BENCH_BINS) $(BUILD)/bench/zlib/zlib.tar.gz
 	tests/bench/run
 
 # make test builds the benchmarks without running them, so that they cannot rot unseen.

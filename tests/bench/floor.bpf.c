@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bench's floor (case f): a BPF LSM program on each hook that the
- * loops reach (the writes', and capable for the read of a mode-000 file),
- * returning at once. What it costs is what any BPF LSM costs on
- * those hooks before it decides anything (the trampoline, the program's
- * entry and exit), so b/a and c/a can be read against it.
+ * The bench's floor (case f): a BPF LSM program on each hook that the loops reach, returning at
+ * once: file_open, the only one an open for reading reaches (and one of an open for writing's);
+ * the writes' path hooks; capable, for the read of a mode-000 file. What it costs is what any BPF
+ * LSM costs on those hooks before it decides anything (the trampoline, the program's entry and
+ * exit), so b/a and c/a can be read against it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

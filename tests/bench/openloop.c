@@ -5,7 +5,9 @@
  * with CLOCK_MONOTONIC; and the capable() hook's: open(O_RDONLY)+close of a
  * file whose mode refuses root, which the kernel allows after asking for
  * CAP_DAC_READ_SEARCH (generic_permission). With --landlock ROOT it first confines itself with
- * Landlock to the same boundary cgward would draw, as the in-kernel reference.
+ * Landlock to the same boundary cgward would draw, as the in-kernel reference;
+ * with --landlock-read ROOT, its reads too (READ_FILE beneath ROOT), the
+ * reference for a run whose reads are confined.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,13 +34,20 @@
 	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |   \
 	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
 
+/*
+ * Reads confined as a cgward read root confines them, for the loops' files:
+ * READ_DIR would judge only opens of directories, which no loop does.
+ */
+#define LANDLOCK_READ_WRITE_ACCESS (LANDLOCK_WRITE_ACCESS | LANDLOCK_ACCESS_FS_READ_FILE)
+
 enum loop_op { LOOP_OPEN, LOOP_CREATE, LOOP_DENY, LOOP_READ };
 
 static const char *const op_names[] = {
     [LOOP_OPEN] = "open", [LOOP_CREATE] = "create", [LOOP_DENY] = "deny", [LOOP_READ] = "read"};
 
 static const char usage[] =
-    "usage: openloop [-n ITERATIONS] [--landlock ROOT] open|create|deny|read PATH...\n"
+    "usage: openloop [-n ITERATIONS] [--landlock ROOT | --landlock-read ROOT]\n"
+    "                open|create|deny|read PATH...\n"
     "  open    open(O_WRONLY)+close of the existing file PATH\n"
     "  create  open(O_CREAT|O_EXCL)+close+unlink of PATH (must not exist)\n"
     "  deny    open(O_CREAT) of PATH, which the kernel must refuse with EPERM\n"
@@ -49,15 +58,17 @@ static const char usage[] =
 struct loop_options {
 	long iterations;
 	const char *landlock_root;
+	__u64 landlock_access;
 	enum loop_op op;
 	char **paths;
 	int n_paths;
 };
 
-static int landlock_confine(const char *root)
+/* Handles ACCESS, and grants all of it beneath ROOT alone. */
+static int landlock_confine(const char *root, __u64 access)
 {
-	struct landlock_ruleset_attr ruleset = {.handled_access_fs = LANDLOCK_WRITE_ACCESS};
-	struct landlock_path_beneath_attr beneath = {.allowed_access = LANDLOCK_WRITE_ACCESS};
+	struct landlock_ruleset_attr ruleset = {.handled_access_fs = access};
+	struct landlock_path_beneath_attr beneath = {.allowed_access = access};
 	int ruleset_fd, ret = -1;
 
 	ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &ruleset, sizeof(ruleset), 0);
@@ -164,17 +175,21 @@ static int parse_op(const char *name, enum loop_op *op)
 
 static int parse_options(int argc, char **argv, struct loop_options *opt)
 {
-	static const struct option long_options[] = {{"landlock", required_argument, NULL, 'l'},
-						     {}};
+	static const struct option long_options[] = {
+	    {"landlock", required_argument, NULL, 'l'},
+	    {"landlock-read", required_argument, NULL, 'L'},
+	    {}};
 	int c;
 
 	*opt = (struct loop_options){.iterations = 200000};
 	while ((c = getopt_long(argc, argv, "+n:", long_options, NULL)) != -1) {
 		if (c == 'n')
 			opt->iterations = strtol(optarg, NULL, 10);
-		else if (c == 'l')
+		else if (c == 'l' || c == 'L') {
 			opt->landlock_root = optarg;
-		else
+			opt->landlock_access =
+			    c == 'l' ? LANDLOCK_WRITE_ACCESS : LANDLOCK_READ_WRITE_ACCESS;
+		} else
 			return -1;
 	}
 	if (opt->iterations < 1 || argc - optind < 2 || parse_op(argv[optind], &opt->op) != 0)
@@ -192,7 +207,7 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (opt.landlock_root && landlock_confine(opt.landlock_root) != 0)
+	if (opt.landlock_root && landlock_confine(opt.landlock_root, opt.landlock_access) != 0)
 		return 1;
 	for (int i = 0; i < opt.n_paths; i++) {
 		if (measure_path(&opt, opt.paths[i]) != 0)
