@@ -43,12 +43,12 @@ static void check_valid_set(const struct policy_set *set)
 		const struct policy_rule *rule = &set->rules[i];
 
 		/* Write roots of the host, or roots inside the containers it selects. */
-		CHECK(rule->name[0] && rule->n_roots + rule->n_container_roots >= 1 &&
+		CHECK(rule->name[0] && rule->n_roots + rule->n_container_paths >= 1 &&
 		      rule->n_roots <= POLICY_MAX_ROOTS &&
-		      rule->n_container_roots <= POLICY_MAX_ROOTS);
+		      rule->n_container_paths <= POLICY_MAX_ROOTS);
 		CHECK(rule->n_cgroup_globs + rule->n_pod_uids + rule->n_container_ids >= 1 ||
 		      rule->kubernetes.present);
-		CHECK(!rule->n_container_roots || rule->kubernetes.present || rule->n_pod_uids ||
+		CHECK(!rule->n_container_paths || rule->kubernetes.present || rule->n_pod_uids ||
 		      rule->n_container_ids);
 		for (size_t r = 0; r < rule->n_roots; r++)
 			CHECK(rule->roots[r].fd >= 0);

@@ -46,7 +46,8 @@ static const struct error_fixture error_fixtures[] = {
       {7, 5,
        "unknown key 'writeroots' in a policy (expected name, selector, write_roots, "
        "read_only, hide, read_roots, read_system, mode, mandatory, network, unix_outside, "
-       "private_tmp, container_roots, allow_devices, capabilities, limits)"},
+       "private_tmp, container_roots, container_read_roots, container_hide, allow_devices, "
+       "capabilities, limits)"},
       {8, 1, "unknown key 'version' in the file (expected policies, exec_socket)"}}},
     {"bad_exec_socket.yaml",
      {{6, 9, "'path' must be an absolute path shorter than 108 bytes"},
@@ -140,6 +141,22 @@ static const struct error_fixture error_fixtures[] = {
        "root '" ROOTS "/work/build' is inside the hidden path '" ROOTS
        "/work': nothing in it could be read"},
       {7, 18, "unknown read_system 'some' (expected default or none)"}}},
+    {"bad_container_paths.yaml",
+     {{4, 23,
+       "container root '/data/secret/cache' is inside the hidden path '/data/secret': nothing "
+       "in it could be read"},
+      {5, 28, "container path '/tmp' is listed twice"},
+      {5, 34, "bad container read root '/a/../b': root '/a/../b': contains '.' or '..'"},
+      {6, 22, "bad hidden container path 'var/run': root 'var/run': not an absolute path"},
+      {6, 31, "bad hidden container path '/': '/' cannot be a root"},
+      {6, 48, "container path '/data/secret' is listed twice"},
+      {7, 18,
+       "'read_system: default' is the node's system set, not a container's: list the "
+       "container's own (/usr, /etc, /lib, /proc, /dev) in 'container_read_roots'"},
+      {11, 21,
+       "'container_hide' needs a selector of containers (kubernetes, pod_uids or "
+       "container_ids)"},
+      {15, 21, "'container_hide' must not be empty"}}},
     {"bad_globs.yaml",
      {{5, 11, "bad cgroup glob 'ci.slice/job-*.scope': must start with '/'"},
       {6, 11, "bad cgroup glob '/ci.slice//job': empty path component"},
@@ -361,6 +378,47 @@ static void test_read_roots(void **state)
 	}
 	assert_true(usr);
 	assert_false(set.rules[0].audit);
+	policy_set_free(&set);
+}
+
+/*
+ * Container paths: in the order write, read, hidden (a hide is put last),
+ * without trailing '/'; they make the rule judge (and confine) reads, and
+ * the node's system set does not join a container's read roots.
+ */
+static void test_container_paths(void **state)
+{
+	static const struct {
+		const char *path;
+		__u32 access;
+	} readers[] = {
+	    {"/tmp", CGWARD_ACCESS_WRITE},
+	    {"/data", CGWARD_ACCESS_WRITE},
+	    {"/usr", CGWARD_ACCESS_READ},
+	    {"/etc/passwd", CGWARD_ACCESS_READ},
+	    {"/proc", CGWARD_ACCESS_READ},
+	    {"/var/run/secrets/kubernetes.io/serviceaccount", CGWARD_ACCESS_HIDDEN},
+	    {"/data/.env", CGWARD_ACCESS_HIDDEN},
+	};
+	const struct policy_rule *rule;
+	struct policy_set set;
+
+	(void)state;
+	load_valid(FIXTURES "container_paths.yaml", &set);
+	rule = &set.rules[0];
+	assert_int_equal(rule->n_container_paths, sizeof(readers) / sizeof(readers[0]));
+	for (size_t i = 0; i < rule->n_container_paths; i++) {
+		assert_string_equal(rule->container_paths[i].path, readers[i].path);
+		assert_int_equal(rule->container_paths[i].access, readers[i].access);
+	}
+	assert_true(rule->hides);
+	assert_true(rule->read_roots);
+	assert_int_equal(rule->n_roots, 0);
+	rule = &set.rules[1];
+	assert_int_equal(rule->n_container_paths, 2);
+	assert_true(rule->hides);
+	assert_false(rule->read_roots);
+	assert_int_equal(rule->n_roots, 0);
 	policy_set_free(&set);
 }
 
@@ -668,8 +726,8 @@ static void test_examples(void **state)
 		policy_diags_free(&diags);
 	}
 	closedir(dir);
-	assert_int_equal(n_examples, 4);
-	assert_true(n_loaded >= 3);
+	assert_int_equal(n_examples, 5);
+	assert_true(n_loaded >= 4);
 }
 
 struct captured {
@@ -786,6 +844,7 @@ int main(void)
 	static const struct CMUnitTest fixed_tests[] = {
 	    cmocka_unit_test(test_valid_file),
 	    cmocka_unit_test(test_read_roots),
+	    cmocka_unit_test(test_container_paths),
 	    cmocka_unit_test(test_exec_socket),
 	    cmocka_unit_test(test_read_only_through_symlinked_parent),
 	    cmocka_unit_test(test_too_many_rules),

@@ -420,6 +420,77 @@ static void test_device_identity_and_rejects_other_files(void **state)
 			 -EINVAL);
 }
 
+/* The identity of the file at path: what root_resolve_in must find. */
+static void assert_same_file(const struct root_spec *root, const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(root->dev, root_kernel_dev(st.st_dev));
+	assert_int_equal(root->ino, st.st_ino);
+}
+
+/*
+ * Container paths in a directory standing for a container's root (or a
+ * volume's source): a hidden or readable one may be a file, a link at the
+ * end is followed within it (the kubelet's token -> ..data/token), an
+ * absolute link stays inside, and "/" names the directory, or the file, given.
+ */
+static void test_resolves_container_paths_inside(void **state)
+{
+	struct tree *t = *state;
+	struct root_spec root;
+	int dir_fd, file_fd;
+	FILE *f;
+
+	assert_int_equal(mkdir(tree_path(t, "real/..2026_12_01"), 0755), 0);
+	assert_non_null(f = fopen(tree_path(t, "real/..2026_12_01/token"), "w"));
+	fclose(f);
+	assert_int_equal(symlink("..2026_12_01", tree_path(t, "real/..data")), 0);
+	assert_int_equal(symlink("..data/token", tree_path(t, "real/token")), 0);
+	assert_int_equal(symlink("/sub", tree_path(t, "real/abs")), 0);
+	dir_fd = open(tree_path(t, "real"), O_PATH | O_CLOEXEC);
+	assert_true(dir_fd >= 0);
+
+	assert_int_equal(root_resolve_in(dir_fd, "/token", "/run/token", CGWARD_ACCESS_HIDDEN,
+					 &root, t->err, sizeof(t->err)),
+			 0);
+	assert_string_equal(root.path, "/run/token");
+	assert_same_file(&root, tree_path(t, "real/..2026_12_01/token"));
+	root_close(&root);
+	assert_int_equal(root_resolve_in(dir_fd, "/token", "/run/token", CGWARD_ACCESS_WRITE, &root,
+					 t->err, sizeof(t->err)),
+			 -ENOTDIR);
+	assert_string_equal(t->err, "container path '/run/token': Not a directory");
+	assert_int_equal(root.fd, -1);
+	assert_int_equal(root_resolve_in(dir_fd, "/abs", "/abs", CGWARD_ACCESS_READ, &root, t->err,
+					 sizeof(t->err)),
+			 0);
+	assert_same_file(&root, tree_path(t, "real/sub"));
+	root_close(&root);
+	assert_int_equal(
+	    root_resolve_in(dir_fd, "/", "/v", CGWARD_ACCESS_HIDDEN, &root, t->err, sizeof(t->err)),
+	    0);
+	assert_same_file(&root, tree_path(t, "real"));
+	root_close(&root);
+	assert_int_equal(root_resolve_in(dir_fd, "/missing", "/missing", CGWARD_ACCESS_HIDDEN,
+					 &root, t->err, sizeof(t->err)),
+			 -ENOENT);
+	close(dir_fd);
+
+	file_fd = open(tree_path(t, "file"), O_PATH | O_CLOEXEC);
+	assert_true(file_fd >= 0);
+	assert_int_equal(root_resolve_in(file_fd, "/", "/f", CGWARD_ACCESS_HIDDEN, &root, t->err,
+					 sizeof(t->err)),
+			 0);
+	assert_same_file(&root, tree_path(t, "file"));
+	root_close(&root);
+	assert_int_equal(
+	    root_resolve_in(file_fd, "/", "/f", CGWARD_ACCESS_WRITE, &root, t->err, sizeof(t->err)),
+	    -ENOTDIR);
+	close(file_fd);
+}
+
 #define TREE_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_tree, teardown_tree)
 
 int main(void)
@@ -444,6 +515,7 @@ int main(void)
 	    TREE_TEST(test_verify_detects_symlink_swap),
 	    TREE_TEST(test_unix_socket_identity_through_symlink),
 	    TREE_TEST(test_unix_socket_rejects_files_relative_and_missing),
+	    TREE_TEST(test_resolves_container_paths_inside),
 	    cmocka_unit_test(test_kernel_dev_encoding),
 	};
 

@@ -291,10 +291,13 @@ static bool workload_started(const char *abs, __u32 runtime_mnt_ns)
 }
 
 /*
- * The rule's container_roots inside this container: each in the bind mount
+ * The rule's container paths inside this container: each in the bind mount
  * (volume) that holds it, or else in its root file system, never leaving
- * either through a symbolic link. A root that cannot be resolved is left
- * out: writes there are denied and reported (fail closed).
+ * either through a symbolic link. A write or read root that cannot be
+ * resolved is left out: access there is denied and reported (fail closed).
+ * A hidden path that cannot be resolved is not there to be read: nothing
+ * to hide. One created later is not hidden, but inside a hidden directory
+ * (the token volume, whose files the kubelet swaps) anything is.
  */
 static int resolve_container_roots(const struct policy_rule *rule,
 				   const struct container_meta *meta, const char *path,
@@ -303,29 +306,29 @@ static int resolve_container_roots(const struct policy_rule *rule,
 	char err[PATH_MAX + 128];
 
 	*n_out = 0;
-	*out = calloc(rule->n_container_roots + 1, sizeof(**out));
+	*out = calloc(rule->n_container_paths + 1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	for (size_t i = 0; i < rule->n_container_roots; i++) {
-		const char *rest,
-		    *dir = container_meta_locate(meta, rule->container_roots[i], &rest);
-		int dir_fd = dir[0] ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	for (size_t i = 0; i < rule->n_container_paths; i++) {
+		const struct container_path *want = &rule->container_paths[i];
+		const char *rest, *dir = container_meta_locate(meta, want->path, &rest);
+		int dir_fd = dir[0] ? open(dir, O_PATH | O_CLOEXEC) : -1;
 		int ret;
 
 		if (dir_fd < 0) {
-			fprintf(stderr, "cgward: agent: %s: container root '%s': %s: %s\n", path,
-				rule->container_roots[i], dir,
-				dir[0] ? strerror(errno) : "no root");
+			fprintf(stderr, "cgward: agent: %s: container path '%s': %s: %s\n", path,
+				want->path, dir, dir[0] ? strerror(errno) : "no root");
 			continue;
 		}
-		ret = root_resolve_in(dir_fd, rest, rule->container_roots[i], CGWARD_ACCESS_WRITE,
-				      &(*out)[*n_out], err, sizeof(err));
+		ret = root_resolve_in(dir_fd, rest, want->path, want->access, &(*out)[*n_out], err,
+				      sizeof(err));
 		close(dir_fd);
 		if (ret) {
-			fprintf(stderr, "cgward: agent: %s: %s\n", path, err);
+			fprintf(stderr, "cgward: agent: %s: %s%s\n", path, err,
+				want->access == CGWARD_ACCESS_HIDDEN ? ": nothing to hide" : "");
 			continue;
 		}
-		root_close(&(*out)[*n_out]); /* the container's directories outlive the binding */
+		root_close(&(*out)[*n_out]); /* the container's files outlive the binding */
 		(*n_out)++;
 	}
 	return 0;
@@ -553,7 +556,7 @@ static int bind_cgroup(struct agent_tree *tree, const struct walked_cgroup *cg, 
 	/* A cgroup that inherits its parent's rule is inside the parent's boundary. */
 	*boundary = rule == parent_rule && parent_boundary ? parent_boundary : id;
 	policy = cgroup_policy_of(tree, cg, rule, *boundary);
-	if (cg->container && cg->have_meta && r && r->n_container_roots) {
+	if (cg->container && cg->have_meta && r && r->n_container_paths) {
 		ret = resolve_container_roots(r, &cg->meta, cg->path, &roots, &n_roots);
 		if (!ret)
 			ret = policy_maps_put_roots(tree->maps, policy.policy_id, roots, n_roots);

@@ -23,7 +23,7 @@ struct agent_cgroup {
 	__u64 boundary_id; /* the nearest ancestor (or itself) bound to rule from above */
 	/* A Kubernetes container's names, from its bundle; NULL otherwise. */
 	char *k8s_namespace, *pod_name, *container_name;
-	/* Its rule's container_roots as resolved in it: roots of the rule's policy id. */
+	/* Its rule's container paths as resolved in it: roots of the rule's policy id. */
 	struct root_spec *container_roots;
 	size_t n_container_roots;
 	/*

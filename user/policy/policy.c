@@ -382,26 +382,136 @@ static void reject_private_tmp(struct loader *ld, const struct node *node)
 	     "processes already run; use cgward exec --private-tmp");
 }
 
-static int check_container_root(const char *s, char *err, size_t errlen)
+/* The key a container path of access comes from, and what its entries are called. */
+static const char *container_key(__u32 access)
 {
-	return root_check_container_path(s, err, errlen);
+	return access == CGWARD_ACCESS_HIDDEN ? "container_hide"
+	       : access == CGWARD_ACCESS_READ ? "container_read_roots"
+					      : "container_roots";
+}
+
+static const char *container_entry_kind(__u32 access)
+{
+	return access == CGWARD_ACCESS_HIDDEN ? "hidden container path"
+	       : access == CGWARD_ACCESS_READ ? "container read root"
+					      : "container root";
+}
+
+/* A rule's container paths while they load, with the node each came from for messages. */
+struct container_list {
+	struct container_path *paths;
+	const struct node **nodes;
+	size_t n, capacity;
+};
+
+/*
+ * The entries of one container key, spelling checked (absolute, canonical,
+ * not '/'): nothing needs to exist here, each is resolved in a container
+ * when it is bound.
+ */
+static void load_container_list(struct loader *ld, const struct node *list, __u32 access,
+				struct container_list *out)
+{
+	char what[64], entry[80], path[PATH_MAX], err[PATH_MAX + 64];
+
+	snprintf(what, sizeof(what), "'%s'", container_key(access));
+	snprintf(entry, sizeof(entry), "an entry of %s", what);
+	if (!expect_nonempty_list(ld, list, what))
+		return;
+	for (size_t i = 0; i < list->n_children; i++) {
+		const struct node *item = list->children[i];
+		const char *s = string_value(ld, item, entry);
+
+		if (!s)
+			continue;
+		if (out->n == out->capacity) {
+			diag(ld, item, "more than %d container paths in one policy",
+			     POLICY_MAX_ROOTS);
+			return;
+		}
+		if (root_check_container_path(s, path, err, sizeof(err))) {
+			diag(ld, item, "bad %s '%.64s': %s", container_entry_kind(access), s, err);
+			continue;
+		}
+		out->paths[out->n].path = strdup(path);
+		if (!out->paths[out->n].path) {
+			ld->error = -ENOMEM;
+			return;
+		}
+		out->paths[out->n].access = access;
+		out->nodes[out->n++] = item;
+	}
 }
 
 /*
- * container_roots: paths inside each container, resolved when it is bound;
- * only a rule that selects containers can have them.
+ * The same path twice, or a root inside a hidden path, where nothing could
+ * be read. By spelling: the paths name nothing yet. Their directories may
+ * still turn out the same in a container (a symbolic link of its image):
+ * the hide is put last, and wins.
  */
-static void load_container_roots(struct loader *ld, const struct node *node,
+static void check_container_paths(struct loader *ld, const struct container_list *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		const struct container_path *p = &list->paths[i];
+
+		for (size_t j = 0; j < list->n; j++) {
+			const struct container_path *q = &list->paths[j];
+
+			if (j < i && strcmp(p->path, q->path) == 0) {
+				diag(ld, list->nodes[i], "container path '%s' is listed twice",
+				     p->path);
+				break;
+			}
+			if (p->access != CGWARD_ACCESS_HIDDEN &&
+			    q->access == CGWARD_ACCESS_HIDDEN && path_within(p->path, q->path) &&
+			    strcmp(p->path, q->path) != 0) {
+				diag(ld, list->nodes[i],
+				     "%s '%s' is inside the hidden path '%s': nothing in it could "
+				     "be read",
+				     container_entry_kind(p->access), p->path, q->path);
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * container_roots, container_read_roots and container_hide: paths inside
+ * each container, resolved when it is bound; only a rule that selects
+ * containers can have them. In that order, so that a hide is put last.
+ */
+static void load_container_paths(struct loader *ld, const struct node *const lists[3],
 				 struct policy_rule *rule)
 {
-	load_string_list(ld, node, "'container_roots'", "container root", check_container_root,
-			 &rule->container_roots, &rule->n_container_roots);
-	if (rule->n_container_roots > POLICY_MAX_ROOTS)
-		diag(ld, node, "more than %d container roots in one policy", POLICY_MAX_ROOTS);
-	if (!rule->kubernetes.present && !rule->n_pod_uids && !rule->n_container_ids)
-		diag(ld, node,
-		     "'container_roots' needs a selector of containers (kubernetes, pod_uids or "
-		     "container_ids)");
+	static const __u32 access[3] = {CGWARD_ACCESS_WRITE, CGWARD_ACCESS_READ,
+					CGWARD_ACCESS_HIDDEN};
+	struct container_list list = {.capacity = POLICY_MAX_ROOTS};
+	bool containers = rule->kubernetes.present || rule->n_pod_uids || rule->n_container_ids;
+
+	list.paths = calloc(list.capacity, sizeof(*list.paths));
+	list.nodes = calloc(list.capacity, sizeof(*list.nodes));
+	if (!list.paths || !list.nodes) {
+		free(list.paths);
+		free(list.nodes);
+		ld->error = -ENOMEM;
+		return;
+	}
+	rule->container_paths = list.paths;
+	for (int k = 0; k < 3; k++) {
+		if (!lists[k])
+			continue;
+		if (!containers)
+			diag(ld, lists[k],
+			     "'%s' needs a selector of containers (kubernetes, pod_uids or "
+			     "container_ids)",
+			     container_key(access[k]));
+		load_container_list(ld, lists[k], access[k], &list);
+	}
+	check_container_paths(ld, &list);
+	rule->n_container_paths = list.n;
+	rule->hides |= lists[2] != NULL;
+	rule->read_roots |= lists[1] != NULL;
+	free(list.nodes);
 }
 
 /* capabilities: all, or the list of capabilities(7) names that the rule's cgroups keep. */
@@ -481,6 +591,8 @@ enum rule_key {
 	RULE_UNIX_OUTSIDE,
 	RULE_PRIVATE_TMP,
 	RULE_CONTAINER_ROOTS,
+	RULE_CONTAINER_READ_ROOTS,
+	RULE_CONTAINER_HIDE,
 	RULE_ALLOW_DEVICES,
 	RULE_CAPABILITIES,
 	RULE_LIMITS,
@@ -491,20 +603,31 @@ enum { READ_SYSTEM_DEFAULT, READ_SYSTEM_NONE };
 
 /*
  * read_roots or read_system confine the rule's reads; the system set
- * (read_system: default, or not given) joins its roots then.
+ * (read_system: default, or not given) joins its roots then. It is the
+ * node's: a container reads its image's /usr, never the node's, so a rule
+ * with container_read_roots lists the container's own and reads no system
+ * set; read_system: default there is a mistake.
  */
 static void load_read_system(struct loader *ld, const struct node *const values[],
 			     struct policy_rule *rule, struct root_list *list)
 {
 	static const char *const words[] = {"default", "none"};
 	char err[128];
+	int system = READ_SYSTEM_DEFAULT;
 
 	rule->read_roots = values[RULE_READ_ROOTS] || values[RULE_READ_SYSTEM];
 	if (!rule->read_roots)
 		return;
-	if (values[RULE_READ_SYSTEM] &&
-	    word_value(ld, values[RULE_READ_SYSTEM], "read_system", words, 2, "default or none") !=
-		READ_SYSTEM_DEFAULT)
+	if (values[RULE_READ_SYSTEM])
+		system = word_value(ld, values[RULE_READ_SYSTEM], "read_system", words, 2,
+				    "default or none");
+	if (values[RULE_CONTAINER_READ_ROOTS] && values[RULE_READ_SYSTEM] &&
+	    system == READ_SYSTEM_DEFAULT)
+		diag(ld, values[RULE_READ_SYSTEM],
+		     "'read_system: default' is the node's system set, not a container's: list "
+		     "the container's own (/usr, /etc, /lib, /proc, /dev) in "
+		     "'container_read_roots'");
+	if (system != READ_SYSTEM_DEFAULT || values[RULE_CONTAINER_READ_ROOTS])
 		return;
 	if (read_system_add(list->roots, &list->n, list->capacity + READ_SYSTEM_MAX, err,
 			    sizeof(err)))
@@ -576,6 +699,8 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 	    [RULE_UNIX_OUTSIDE] = "unix_outside",
 	    [RULE_PRIVATE_TMP] = "private_tmp",
 	    [RULE_CONTAINER_ROOTS] = "container_roots",
+	    [RULE_CONTAINER_READ_ROOTS] = "container_read_roots",
+	    [RULE_CONTAINER_HIDE] = "container_hide",
 	    [RULE_ALLOW_DEVICES] = "allow_devices",
 	    [RULE_CAPABILITIES] = "capabilities",
 	    [RULE_LIMITS] = "limits",
@@ -608,8 +733,13 @@ static void load_rule(struct loader *ld, const struct node *map, struct policy_r
 		load_unix_outside(ld, values[RULE_UNIX_OUTSIDE], rule);
 	if (values[RULE_PRIVATE_TMP])
 		reject_private_tmp(ld, values[RULE_PRIVATE_TMP]);
-	if (values[RULE_CONTAINER_ROOTS])
-		load_container_roots(ld, values[RULE_CONTAINER_ROOTS], rule);
+	if (values[RULE_CONTAINER_ROOTS] || values[RULE_CONTAINER_READ_ROOTS] ||
+	    values[RULE_CONTAINER_HIDE])
+		load_container_paths(ld,
+				     (const struct node *const[]){values[RULE_CONTAINER_ROOTS],
+								  values[RULE_CONTAINER_READ_ROOTS],
+								  values[RULE_CONTAINER_HIDE]},
+				     rule);
 	if (values[RULE_CAPABILITIES])
 		load_capabilities(ld, values[RULE_CAPABILITIES], rule);
 	if (values[RULE_LIMITS]) {
@@ -933,7 +1063,9 @@ void policy_set_free(struct policy_set *set)
 		free_strings(rule->cgroup_globs, rule->n_cgroup_globs);
 		free_strings(rule->pod_uids, rule->n_pod_uids);
 		free_strings(rule->container_ids, rule->n_container_ids);
-		free_strings(rule->container_roots, rule->n_container_roots);
+		for (size_t p = 0; p < rule->n_container_paths; p++)
+			free(rule->container_paths[p].path);
+		free(rule->container_paths);
 		free_strings(rule->kubernetes.namespaces, rule->kubernetes.n_namespaces);
 		free_strings(rule->kubernetes.containers, rule->kubernetes.n_containers);
 		free_pairs(&rule->kubernetes.pod_labels);

@@ -17,9 +17,9 @@
 
 #define POLICY_FILE_MAX	     (1024 * 1024)
 #define POLICY_MAX_RULES     4096
-#define POLICY_MAX_ROOTS     64 /* write_roots, read_only and allow_devices, in one rule */
+#define POLICY_MAX_ROOTS     64 /* a rule's roots of the node, and apart its container paths */
 #define POLICY_NAME_MAX	     63
-#define POLICY_DIAG_MSG_SIZE 256
+#define POLICY_DIAG_MSG_SIZE 384
 /* A SHA-256 in hex, as sha256sum prints it, and its NUL. */
 #define POLICY_SHA256_SIZE 65
 
@@ -42,6 +42,15 @@ struct policy_kubernetes {
 	struct policy_pairs pod_labels, pod_annotations;
 };
 
+/*
+ * A path as each selected container sees it (container_roots, container_hide,
+ * container_read_roots), resolved in the container when it is bound.
+ */
+struct container_path {
+	char *path;
+	__u32 access; /* CGWARD_ACCESS_WRITE, _HIDDEN or _READ */
+};
+
 struct policy_rule {
 	char name[POLICY_NAME_MAX + 1];
 	char **cgroup_globs;
@@ -51,17 +60,21 @@ struct policy_rule {
 	char **container_ids;
 	size_t n_container_ids;
 	struct policy_kubernetes kubernetes;
-	/* Directories as each container sees them, resolved when it is bound: write roots. */
-	char **container_roots;
-	size_t n_container_roots;
+	/*
+	 * Paths as each container sees them, resolved when it is bound:
+	 * container_roots, container_read_roots, then container_hide, put in
+	 * that order so that a hide wins where two turn out the same file
+	 */
+	struct container_path *container_paths;
+	size_t n_container_paths;
 	/*
 	 * write roots, then read_only, hide, read_roots and allow_devices,
 	 * access set accordingly, then the system set where reads are confined
 	 */
 	struct root_spec *roots;
 	size_t n_roots;
-	bool hides;	 /* hide: lists a path, so reads are judged too */
-	bool read_roots; /* read_roots or read_system: reads are confined to the roots */
+	bool hides;	 /* hide or container_hide lists a path, so reads are judged too */
+	bool read_roots; /* read_roots, read_system or container_read_roots: reads are confined */
 	bool audit, mandatory;
 	bool no_network, allow_loopback; /* network: deny or loopback */
 	bool no_unix_outside;		 /* unix_outside: deny */

@@ -299,7 +299,7 @@ bool expect_nonempty_list(struct loader *ld, const struct node *node, const char
 bool map_fields(struct loader *ld, const struct node *map, const char *what,
 		const char *const keys[], size_t n_keys, const struct node *values[])
 {
-	char expected[192] = "";
+	char expected[256] = "";
 
 	for (size_t k = 0; k < n_keys; k++) {
 		values[k] = NULL;

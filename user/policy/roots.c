@@ -319,35 +319,40 @@ int roots_check_nesting(const struct root_spec *roots, size_t n, char *err, size
 	return 0;
 }
 
-int root_check_container_path(const char *path, char *err, size_t errlen)
+int root_check_container_path(const char *path, char *canonical, char *err, size_t errlen)
 {
-	char copy[PATH_MAX];
+	return check_path(path, canonical, err, errlen);
+}
 
-	return check_path(path, copy, err, errlen);
+/* path inside dir_fd as root_resolve_in finds it: an O_PATH descriptor, or -1 with errno. */
+static int open_in(int dir_fd, const char *path, __u32 access)
+{
+	struct open_how how = {
+	    .flags = O_PATH | O_CLOEXEC | (root_may_be_file(access) ? 0 : O_DIRECTORY),
+	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+
+	/* openat2 walks nothing from a file, not even "/": the file is the path. */
+	if (strcmp(path, "/") == 0)
+		return fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+	return (int)syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
 }
 
 int root_resolve_in(int dir_fd, const char *path, const char *shown, __u32 access,
 		    struct root_spec *root, char *err, size_t errlen)
 {
-	struct open_how how = {
-	    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
 	struct stat st;
+	int e = 0;
 
 	snprintf(root->path, sizeof(root->path), "%s", shown);
 	root->access = access;
-	root->fd = (int)syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
-	if (root->fd < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "container root '%s': %s", shown, strerror(e));
-		return -e;
-	}
-	if (fstat(root->fd, &st) != 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "container root '%s': %s", shown, strerror(e));
+	root->fd = open_in(dir_fd, path, access);
+	if (root->fd < 0 || fstat(root->fd, &st) != 0)
+		e = errno;
+	else if (!root_file_type_fits(access, st.st_mode))
+		e = ENOTDIR;
+	if (e) {
+		snprintf(err, errlen, "container path '%s': %s", shown, strerror(e));
 		root_close(root);
 		return -e;
 	}

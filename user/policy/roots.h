@@ -54,17 +54,20 @@ int roots_check_duplicates(const struct root_spec *roots, size_t n, char *err, s
 int root_verify_unchanged(const struct root_spec *root, char *err, size_t errlen);
 
 /*
- * A container root as a policy names it (container_roots): an absolute,
- * canonical path other than '/'. Only its spelling is checked: it names a
- * directory inside containers, resolved when each is bound.
+ * A container path as a policy names it (container_roots, container_hide,
+ * container_read_roots): an absolute, canonical path other than '/'. Only
+ * its spelling is checked: it names a file inside containers, resolved when
+ * each is bound. canonical (PATH_MAX bytes) gets it without trailing '/'.
  */
-int root_check_container_path(const char *path, char *err, size_t errlen);
+int root_check_container_path(const char *path, char *canonical, char *err, size_t errlen);
 
 /*
- * Resolves path (a container root) inside the directory dir_fd as if it were
+ * Resolves path (a container path) inside the directory dir_fd as if it were
  * '/': symbolic links and '..' cannot leave it (openat2 RESOLVE_IN_ROOT), so
- * an image's link to a host path names the path inside the container. The
- * result must be a directory. root->path is set to shown.
+ * an image's link to a host path names the path inside the container; a
+ * link at its end is followed. Path "/" is dir_fd itself, which may then be
+ * a file (a bind mount's source). The result must be a directory, or for an
+ * access that root_may_be_file, any file. root->path is set to shown.
  */
 int root_resolve_in(int dir_fd, const char *path, const char *shown, __u32 access,
 		    struct root_spec *root, char *err, size_t errlen);
