@@ -7,6 +7,8 @@ CRI_SOCK=$K8S_WORK/containerd.sock
 CGWARD=${CGWARD:-$ROOT/build/cgward}
 AGENT_PID=
 CONTAINERD_PID=
+CRI_PID=
+CRI_REQUESTS=$K8S_WORK/cri.requests
 # Generous: containerd, runc and node run under emulation, beside other VMs.
 WAIT_S=${WAIT_S:-180}
 
@@ -23,10 +25,43 @@ wait_for() {
 	done
 }
 
-cri() { node "$HERE/cri.mjs" "$CRI_SOCK" "$@"; }
+# cri METHOD [ARG...]: a CRI call (cri.mjs), its reply on stdout, why it
+# failed on stderr, its status. Through one node for the suite: a node per
+# call loaded grpc-js for seconds under emulation. A request goes whole
+# under a lock, as concurrent calls' could mix; the reply comes to a FIFO of
+# the call's own, within a bound should the node be gone.
+cri() {
+	local reply status
+	reply=$(mktemp -u "$K8S_WORK/cri-reply.XXXXXX")
+	mkfifo "$reply" || return 1
+	{ flock 9 && printf '%s\0' "$#" "$reply" "$@" >&"$CRI_FD"; } 9>"$CRI_REQUESTS.lock"
+	timeout 900 cat "$reply" >"$reply.out"
+	{
+		read -r status
+		if [ "$status" = 0 ]; then cat; else cat >&2; fi
+	} <"$reply.out"
+	rm -f "$reply" "$reply.out"
+	return "${status:-1}"
+}
+
+# cri_start: cri.mjs serving cri's calls. The suite holds the requests' FIFO
+# open too, so that a write never waits for a reader.
+cri_start() {
+	rm -f "$CRI_REQUESTS" && mkfifo "$CRI_REQUESTS" && exec {CRI_FD}<>"$CRI_REQUESTS" || return 1
+	node "$HERE/cri.mjs" "$CRI_SOCK" "$CRI_REQUESTS" 2>"$K8S_WORK/cri.log" &
+	CRI_PID=$!
+}
+
+cri_stop() {
+	[ -n "$CRI_PID" ] || return 0
+	kill "$CRI_PID" 2>/dev/null
+	wait "$CRI_PID" 2>/dev/null
+	CRI_PID=
+}
 
 containerd_start() {
 	mkdir -p "$K8S_WORK"/{root,state,logs}
+	cri_start || return 1
 	cat >"$K8S_WORK/config.toml" <<TOML
 version = 2
 root = "$K8S_WORK/root"
@@ -56,6 +91,7 @@ TOML
 }
 
 containerd_stop() {
+	cri_stop
 	[ -n "$CONTAINERD_PID" ] || return 0
 	kill "$CONTAINERD_PID" 2>/dev/null
 	wait "$CONTAINERD_PID" 2>/dev/null
