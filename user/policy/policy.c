@@ -382,19 +382,27 @@ static void reject_private_tmp(struct loader *ld, const struct node *node)
 	     "processes already run; use cgward exec --private-tmp");
 }
 
-/* The key a container path of access comes from, and what its entries are called. */
-static const char *container_key(__u32 access)
-{
-	return access == CGWARD_ACCESS_HIDDEN ? "container_hide"
-	       : access == CGWARD_ACCESS_READ ? "container_read_roots"
-					      : "container_roots";
-}
+/*
+ * The container keys, in the order their paths are put (a hide last, so
+ * that it wins where two paths turn out the same file): each key's access,
+ * and what its entries are called.
+ */
+static const struct {
+	__u32 access;
+	const char *key, *kind;
+} container_keys[] = {
+    {CGWARD_ACCESS_WRITE, "container_roots", "container root"},
+    {CGWARD_ACCESS_READ, "container_read_roots", "container read root"},
+    {CGWARD_ACCESS_HIDDEN, "container_hide", "hidden container path"},
+};
 
 static const char *container_entry_kind(__u32 access)
 {
-	return access == CGWARD_ACCESS_HIDDEN ? "hidden container path"
-	       : access == CGWARD_ACCESS_READ ? "container read root"
-					      : "container root";
+	for (size_t k = 0; k < ARRAY_SIZE(container_keys); k++) {
+		if (container_keys[k].access == access)
+			return container_keys[k].kind;
+	}
+	return "container path";
 }
 
 /* A rule's container paths while they load, with the node each came from for messages. */
@@ -409,12 +417,12 @@ struct container_list {
  * not '/'): nothing needs to exist here, each is resolved in a container
  * when it is bound.
  */
-static void load_container_list(struct loader *ld, const struct node *list, __u32 access,
+static void load_container_list(struct loader *ld, const struct node *list, size_t k,
 				struct container_list *out)
 {
 	char what[64], entry[80], path[PATH_MAX], err[PATH_MAX + 64];
 
-	snprintf(what, sizeof(what), "'%s'", container_key(access));
+	snprintf(what, sizeof(what), "'%s'", container_keys[k].key);
 	snprintf(entry, sizeof(entry), "an entry of %s", what);
 	if (!expect_nonempty_list(ld, list, what))
 		return;
@@ -430,7 +438,7 @@ static void load_container_list(struct loader *ld, const struct node *list, __u3
 			return;
 		}
 		if (root_check_container_path(s, path, err, sizeof(err))) {
-			diag(ld, item, "bad %s '%.64s': %s", container_entry_kind(access), s, err);
+			diag(ld, item, "bad %s '%.64s': %s", container_keys[k].kind, s, err);
 			continue;
 		}
 		out->paths[out->n].path = strdup(path);
@@ -438,7 +446,7 @@ static void load_container_list(struct loader *ld, const struct node *list, __u3
 			ld->error = -ENOMEM;
 			return;
 		}
-		out->paths[out->n].access = access;
+		out->paths[out->n].access = container_keys[k].access;
 		out->nodes[out->n++] = item;
 	}
 }
@@ -483,8 +491,6 @@ static void check_container_paths(struct loader *ld, const struct container_list
 static void load_container_paths(struct loader *ld, const struct node *const lists[3],
 				 struct policy_rule *rule)
 {
-	static const __u32 access[3] = {CGWARD_ACCESS_WRITE, CGWARD_ACCESS_READ,
-					CGWARD_ACCESS_HIDDEN};
 	struct container_list list = {.capacity = POLICY_MAX_ROOTS};
 	bool containers = rule->kubernetes.present || rule->n_pod_uids || rule->n_container_ids;
 
@@ -497,15 +503,15 @@ static void load_container_paths(struct loader *ld, const struct node *const lis
 		return;
 	}
 	rule->container_paths = list.paths;
-	for (int k = 0; k < 3; k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(container_keys); k++) {
 		if (!lists[k])
 			continue;
 		if (!containers)
 			diag(ld, lists[k],
 			     "'%s' needs a selector of containers (kubernetes, pod_uids or "
 			     "container_ids)",
-			     container_key(access[k]));
-		load_container_list(ld, lists[k], access[k], &list);
+			     container_keys[k].key);
+		load_container_list(ld, lists[k], k, &list);
 	}
 	check_container_paths(ld, &list);
 	rule->n_container_paths = list.n;
