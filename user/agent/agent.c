@@ -6,6 +6,7 @@
  * agent; only `cgward unload` ends it.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
@@ -84,6 +85,17 @@ static void raise_open_file_limit(void)
 		limit.rlim_cur = limit.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &limit);
 	}
+}
+
+/*
+ * Gives the free heap back to the kernel. Loading the plane (libbpf parses
+ * the kernel's BTF) and a policy leave megabytes of it, whose page tables
+ * each fork of a spawned run's supervisor would copy, and whose pages the
+ * agent would then copy on its next write to them.
+ */
+static void trim_heap(void)
+{
+	malloc_trim(0);
 }
 
 /* Reads the policy file; an error is printed, and kept in err. */
@@ -381,6 +393,7 @@ static void reload(struct agent *a, const struct policy_file *file)
 		return;
 	}
 	a->reloads[METRICS_RELOAD_OK]++;
+	trim_heap();
 	fprintf(stderr, "cgward: agent: reloaded %s: %zu rules, %zu cgroups bound\n",
 		a->opt.policy_path, a->set.n_rules, a->tree.n_cgroups);
 	reload_line(a, "ok", NULL, 0, NULL);
@@ -747,6 +760,7 @@ static int set_up(struct agent *a)
 		fprintf(stderr, "cgward: agent: epoll: %s\n", strerror(-ret));
 		return ret;
 	}
+	trim_heap();
 	fprintf(stderr, "cgward: agent: ready: %s: %zu rules, %zu cgroups bound\n",
 		a->opt.policy_path, a->set.n_rules, a->tree.n_cgroups);
 	return 0;
@@ -877,6 +891,8 @@ int agent_run(const struct agent_options *opt)
 	int ret, status;
 
 	raise_open_file_limit();
+	/* The supervisors of the runs it spawns are its children: the kernel reaps them. */
+	signal(SIGCHLD, SIG_IGN);
 	/* Before any thread: each thread has a cgroup namespace of its own. */
 	ret = cgroup_enter_host_namespace();
 	if (ret)

@@ -475,6 +475,7 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 	struct spawned child;
 	int wstatus, ret;
 
+	signal(SIGCHLD, SIG_DFL); /* the agent's are reaped by the kernel, its own are not */
 	close_fds_except(keep, sizeof(keep) / sizeof(keep[0]));
 	dup2(spawn->stdio_fds[2], STDERR_FILENO); /* what fails from here is said to the caller */
 	setsid(); /* signals to the agent's process group are not the run's */
@@ -501,28 +502,22 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 int exec_spawn_start(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
 		     int *setup_fd)
 {
-	int setup[2], wstatus;
-	pid_t middle;
+	int setup[2];
+	pid_t supervisor;
 
 	if (pipe2(setup, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
 	/*
-	 * A grandchild, reparented at once: the agent neither reaps it nor
-	 * takes it down. The agent may run a metrics thread: the children use
-	 * malloc and stdio, which glibc's fork leaves usable in a child.
+	 * The agent may run a metrics thread: the child uses malloc and stdio,
+	 * which glibc's fork leaves usable in a child.
 	 */
-	middle = fork();
-	if (middle == 0) {
+	supervisor = fork();
+	if (supervisor == 0) {
 		close(setup[0]);
-		pid_t supervisor = fork();
-
-		if (supervisor == 0)
-			supervise(spawn, run, setup[1]);
-		_exit(supervisor < 0);
+		supervise(spawn, run, setup[1]);
 	}
 	close(setup[1]);
-	if (middle < 0 || waitpid(middle, &wstatus, 0) != middle || !WIFEXITED(wstatus) ||
-	    WEXITSTATUS(wstatus)) {
+	if (supervisor < 0) {
 		close(setup[0]);
 		send_exit(spawn->exit_fd, "error", json_string("the agent cannot start the run"));
 		return -ECHILD;
