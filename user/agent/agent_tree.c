@@ -782,14 +782,18 @@ static void forget_watch(struct agent_tree *tree, int wd)
 	}
 }
 
+/* 1 when the event bound cgroups, 0 when it had nothing to bind, or negative errno. */
 static int handle_event(struct agent_tree *tree, const struct inotify_event *ev, bool log_binds)
 {
 	const char *dir = watch_path(tree, ev->wd);
 	const struct agent_cgroup *parent;
 	char path[PATH_MAX];
+	int ret;
 
-	if (ev->mask & IN_Q_OVERFLOW) /* creations were lost: walk everything again */
-		return bind_subtree(tree, "/", -1, 0, log_binds);
+	if (ev->mask & IN_Q_OVERFLOW) { /* creations were lost: walk everything again */
+		ret = bind_subtree(tree, "/", -1, 0, log_binds);
+		return ret ? ret : 1;
+	}
 	if (ev->mask & IN_IGNORED) {
 		forget_watch(tree, ev->wd);
 		return 0;
@@ -800,15 +804,19 @@ static int handle_event(struct agent_tree *tree, const struct inotify_event *ev,
 		forget_path(tree, path); /* the kernel side removed its map entry */
 		return 0;
 	}
+	/* A run of the exec socket is bound before it is answered (agent_tree_bind_path). */
+	if (watched(tree, path))
+		return 0;
 	parent = find_path(tree, dir);
-	return bind_subtree(tree, path, parent ? parent->rule : -1,
-			    parent ? parent->boundary_id : 0, log_binds);
+	ret = bind_subtree(tree, path, parent ? parent->rule : -1, parent ? parent->boundary_id : 0,
+			   log_binds);
+	return ret ? ret : 1;
 }
 
 int agent_tree_read_events(struct agent_tree *tree, bool log_binds)
 {
 	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int handled = 0, ret = 0;
+	int bound = 0, ret = 0;
 	ssize_t len;
 
 	while ((len = read(tree->inotify_fd, buf, sizeof(buf))) > 0) {
@@ -816,15 +824,15 @@ int agent_tree_read_events(struct agent_tree *tree, bool log_binds)
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 			int r = handle_event(tree, ev, log_binds);
 
-			if (r && !ret)
+			if (r < 0 && !ret)
 				ret = r;
-			handled++;
+			bound += r > 0;
 			p += sizeof(*ev) + ev->len;
 		}
 	}
 	if (len < 0 && errno != EAGAIN)
 		return -errno;
-	return ret ? ret : handled;
+	return ret ? ret : bound;
 }
 
 void agent_tree_free(struct agent_tree *tree)

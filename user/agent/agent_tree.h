@@ -87,7 +87,11 @@ struct agent_tree {
  */
 int agent_tree_apply(struct agent_tree *tree, const struct policy_set *set, __u32 first_id);
 
-/* Binds the cgroups created since the last call (and watches them); returns how many. */
+/*
+ * Binds the cgroups created since the last call (and watches them); returns
+ * how many of its events bound any (a directory bound already, as
+ * agent_tree_bind_path binds a run's, binds none), or negative errno.
+ */
 int agent_tree_read_events(struct agent_tree *tree, bool log_binds);
 
 /*
