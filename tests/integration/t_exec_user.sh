@@ -487,6 +487,55 @@ test_exec_user_private_tmp_runs_as_the_caller() {
 	wait_no_runs
 }
 
+# $UW/keys.py join-and-exec CMD...: CMD in a session keyring of its own
+# that holds a key; keys.py search: "found" when the session keyring has it.
+# In UW: a private /tmp hides the rest of T.
+write_keys_helper() {
+	cat >"$UW/keys.py" <<'EOF'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_add_key, SYS_keyctl = 248, 250
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING = 1, 10, -3
+def check(ret, what):
+    if ret < 0:
+        sys.exit(f"{what}: {os.strerror(ctypes.get_errno())}")
+if sys.argv[1] == "join-and-exec":
+    check(libc.syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, b"cgward-test-agent"), "join")
+    check(libc.syscall(SYS_add_key, b"user", b"cgward-test-secret", b"s3cret", 6,
+                       KEY_SPEC_SESSION_KEYRING), "add_key")
+    os.execvp(sys.argv[2], sys.argv[2:])
+found = libc.syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, b"user",
+                     b"cgward-test-secret", 0)
+print("found" if found >= 0 else os.strerror(ctypes.get_errno()))
+EOF
+}
+
+# A command the agent starts is not the caller's child: what a child would
+# inherit, it takes from the caller (its CPUs, scheduling policy, I/O
+# priority and audit login uid, set by taskset, chrt, ionice and a write of
+# /proc/self/loginuid here), and the agent's session keyring, whose keys
+# any process holding it may read whatever its uid, it does not keep.
+test_exec_user_private_tmp_command_inherits_from_the_caller_not_the_agent() {
+	local err
+	user_dirs
+	write_keys_helper
+	USER_AGENT_WRAP=(python3 "$UW/keys.py" join-and-exec)
+	user_agent_start
+	grep -q cgward-test-secret /proc/keys || fail "no key in the agent's keyring: $(cat /proc/keys)"
+	# shellcheck disable=SC2016 # expanded by sh -c
+	err=$(cd "$UW" && sh -c 'echo 4321 >/proc/self/loginuid && exec "$@"' sh "${AS_USER[@]}" \
+		taskset -c 0 chrt -b 0 ionice -c 3 "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "
+		taskset -cp \$\$ | sed 's/.*: //' >cpus; chrt -p \$\$ | sed -n 's/.*policy: //p' >policy
+		ionice -p \$\$ >io; cat /proc/self/loginuid >loginuid; python3 keys.py search >keys" \
+		2>&1) || fail "the run failed: $err"
+	expect_content "$UW/cpus" 0
+	expect_content "$UW/policy" SCHED_BATCH
+	expect_content "$UW/io" idle
+	expect_content "$UW/loginuid" 4321
+	expect_content "$UW/keys" "Required key not available"
+	wait_no_runs
+}
+
 test_exec_user_private_tmp_sigterm_ends_the_run() {
 	local client status=0
 	user_dirs

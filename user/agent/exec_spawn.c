@@ -19,7 +19,10 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/ioprio.h>
+#include <linux/keyctl.h>
 
 #include "cgward_abi.h"
 #include "exec_message.h"
@@ -215,13 +218,90 @@ static int fail(const char *what)
 	return ret;
 }
 
-/* The caller's rlimits, nice value and OOM score adjustment, while still root. */
+/*
+ * The caller's scheduling policy (with its reset on fork, which its own
+ * children would get) and I/O priority, which the command inherits: no
+ * more of them than a child of the caller would have. An I/O class of none
+ * is written with no level (older kernels report one, and refuse it back).
+ */
+static int take_caller_scheduling(pid_t pid)
+{
+	struct sched_param param;
+	int policy = sched_getscheduler(pid), ioprio;
+
+	if (policy < 0 || sched_getparam(pid, &param) || sched_setscheduler(0, policy, &param))
+		return fail("the caller's scheduling policy");
+	ioprio = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, pid);
+	if (ioprio >= 0 && IOPRIO_PRIO_CLASS(ioprio) == IOPRIO_CLASS_NONE)
+		ioprio = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 0);
+	if (ioprio < 0 || syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, ioprio))
+		return fail("the caller's I/O priority");
+	return 0;
+}
+
+/* As many CPUs as a kernel can have (NR_CPUS): sched_getaffinity wants a mask that holds them. */
+#define MAX_CPUS 8192
+
+/*
+ * The caller's CPUs, taken by the command itself in the run's cgroup, which
+ * allows what the caller's does: the supervisor, in the agent's, may be
+ * allowed fewer (systemd's AllowedCPUs=).
+ */
+static int take_caller_cpus(pid_t pid)
+{
+	cpu_set_t *cpus = CPU_ALLOC(MAX_CPUS);
+	size_t size = CPU_ALLOC_SIZE(MAX_CPUS);
+	int ret = !cpus || sched_getaffinity(pid, size, cpus) || sched_setaffinity(0, size, cpus);
+
+	if (cpus)
+		CPU_FREE(cpus);
+	return ret ? fail("the caller's CPU affinity") : 0;
+}
+
+/* Up to size - 1 bytes of a small /proc file into buf; the length, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* /proc/PID/NAME made this process's own /proc/self/NAME, unless it is already. */
+static int take_proc_value(pid_t pid, const char *name)
+{
+	char path[64], theirs[32] = "", mine[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	n = read_small(path, theirs, sizeof(theirs));
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	if (n > 0 && read_small(path, mine, sizeof(mine)) == n &&
+	    memcmp(theirs, mine, (size_t)n) == 0)
+		return 0;
+	fd = n > 0 ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	if (fd < 0 || write(fd, theirs, (size_t)n) != n) {
+		if (fd >= 0)
+			close(fd);
+		return -(errno ?: EIO);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The caller's rlimits, nice value, OOM score adjustment and audit login
+ * uid, while still root. Without the login uid the command's actions would
+ * be audited as the agent's starter's (the kernel gives it a session id of
+ * its own).
+ */
 static int take_caller_limits(pid_t pid)
 {
-	char path[64], adj[16] = "";
 	struct rlimit limit;
-	ssize_t n = -1;
-	int prio, fd;
+	int prio, ret;
 
 	for (int r = 0; r < RLIM_NLIMITS; r++) {
 		if (prlimit(pid, r, NULL, &limit) || setrlimit(r, &limit))
@@ -231,19 +311,16 @@ static int take_caller_limits(pid_t pid)
 	prio = getpriority(PRIO_PROCESS, (id_t)pid);
 	if ((prio == -1 && errno) || setpriority(PRIO_PROCESS, 0, prio))
 		return fail("the caller's nice value");
-	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, adj, sizeof(adj) - 1);
-		close(fd);
-	}
-	fd = n > 0 ? open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC) : -1;
-	if (fd < 0 || write(fd, adj, (size_t)n) != n) {
-		if (fd >= 0)
-			close(fd);
+	ret = take_proc_value(pid, "oom_score_adj");
+	if (ret) {
+		errno = -ret;
 		return fail("the caller's oom_score_adj");
 	}
-	close(fd);
+	ret = take_proc_value(pid, "loginuid");
+	if (ret && ret != -ENOENT) { /* no loginuid without audit in the kernel */
+		errno = -ret;
+		return fail("the caller's audit login uid");
+	}
 	return 0;
 }
 
@@ -279,6 +356,8 @@ static int enter_caller(const struct exec_spawn *spawn, const struct private_tmp
 	ret = private_tmp_enter((void *)setup, report);
 	if (ret == 0)
 		ret = take_caller_limits(spawn->caller_pid);
+	if (ret == 0)
+		ret = take_caller_scheduling(spawn->caller_pid);
 	umask((mode_t)spawn->umask);
 	return ret;
 }
@@ -303,8 +382,9 @@ static int take_caller_ids(const struct exec_spawn *spawn)
 /*
  * In the command's process, in the run's cgroup, before its gate: the
  * caller's stdio (so that what fails from here is said to the caller), the
- * caller's uid alone, and no way to gain more (setuid files, file
- * capabilities). Nothing here asks for a capability.
+ * caller's uid alone, no way to gain more (setuid files, file
+ * capabilities), a session keyring of its own and the caller's CPUs.
+ * Nothing here asks for a capability.
  */
 static int become_caller(void *arg, void *report)
 {
@@ -320,8 +400,15 @@ static int become_caller(void *arg, void *report)
 		signal(sig, SIG_DFL);
 	if (setresuid(spawn->uid, spawn->uid, spawn->uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return fail("cannot take the caller's identity");
+	/*
+	 * A session keyring of its own, the caller's: the agent's, inherited,
+	 * would be the command's, and its keys with it (possession is not
+	 * the uid's). Without keys in the kernel there is none to leave.
+	 */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0 && errno != ENOSYS)
+		return fail("cannot leave the agent's session keyring");
 	environ = spawn->env;
-	return 0;
+	return take_caller_cpus(spawn->caller_pid);
 }
 
 /* Everything of the agent's but what the supervisor uses is closed: listeners above all. */
