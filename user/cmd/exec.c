@@ -13,6 +13,7 @@
 #include "exit_codes.h"
 #include "run_limits.h"
 #include "plane.h"
+#include "read_system.h"
 
 /* cgward exec's options: the run's request, and the flags that settle its unix default. */
 struct exec_options {
@@ -142,12 +143,14 @@ static int change_capability(struct exec_options *opt, bool keep, const char *na
 
 static int parse_read_system(struct exec_options *opt, const char *set)
 {
-	if (strcmp(set, "default") != 0 && strcmp(set, "none") != 0) {
-		fprintf(stderr, "cgward: exec: --read-system '%s': default or none\n", set);
-		return -EINVAL;
+	for (int i = 0; i < READ_SYSTEM_SETS; i++) {
+		if (strcmp(set, read_system_words[i]) == 0) {
+			opt->req.read_system_none = i == READ_SYSTEM_NONE;
+			return 0;
+		}
 	}
-	opt->req.read_system_none = strcmp(set, "none") == 0;
-	return 0;
+	fprintf(stderr, "cgward: exec: --read-system '%s': %s\n", set, READ_SYSTEM_CHOICES);
+	return -EINVAL;
 }
 
 /* Appends the PATH of a repeatable --allow-unix or --allow-dev to its list. */

@@ -605,8 +605,6 @@ enum rule_key {
 	RULE_N_KEYS,
 };
 
-enum { READ_SYSTEM_DEFAULT, READ_SYSTEM_NONE };
-
 /*
  * read_roots or read_system confine the rule's reads; the system set
  * (read_system: default, or not given) joins its roots then. It is the
@@ -617,7 +615,6 @@ enum { READ_SYSTEM_DEFAULT, READ_SYSTEM_NONE };
 static void load_read_system(struct loader *ld, const struct node *const values[],
 			     struct policy_rule *rule, struct root_list *list)
 {
-	static const char *const words[] = {"default", "none"};
 	char err[128];
 	int system = READ_SYSTEM_DEFAULT;
 
@@ -625,8 +622,8 @@ static void load_read_system(struct loader *ld, const struct node *const values[
 	if (!rule->read_roots)
 		return;
 	if (values[RULE_READ_SYSTEM])
-		system = word_value(ld, values[RULE_READ_SYSTEM], "read_system", words, 2,
-				    "default or none");
+		system = word_value(ld, values[RULE_READ_SYSTEM], "read_system", read_system_words,
+				    READ_SYSTEM_SETS, READ_SYSTEM_CHOICES);
 	if (values[RULE_CONTAINER_READ_ROOTS] && values[RULE_READ_SYSTEM] &&
 	    system == READ_SYSTEM_DEFAULT)
 		diag(ld, values[RULE_READ_SYSTEM],

@@ -16,6 +16,8 @@
  * harmless (those any run may write, and the terminals), and the
  * resolver's files where /etc/resolv.conf links to them.
  */
+const char *const read_system_words[READ_SYSTEM_SETS] = {"default", "none"};
+
 static const char *const read_system_paths[] = {
     "/usr",
     "/etc",

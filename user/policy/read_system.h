@@ -11,6 +11,11 @@
 
 #include "roots.h"
 
+/* The sets a run may read besides its roots, as --read-system and read_system: name them. */
+enum read_system_set { READ_SYSTEM_DEFAULT, READ_SYSTEM_NONE, READ_SYSTEM_SETS };
+extern const char *const read_system_words[READ_SYSTEM_SETS];
+#define READ_SYSTEM_CHOICES "default or none"
+
 /* At most this many entries: the set's length. */
 #define READ_SYSTEM_MAX 24
 
