@@ -6,9 +6,9 @@
  * agent; only `cgward unload` ends it.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
