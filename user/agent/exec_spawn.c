@@ -358,6 +358,13 @@ static int enter_caller(const struct exec_spawn *spawn, const struct private_tmp
 		ret = take_caller_limits(spawn->caller_pid);
 	if (ret == 0)
 		ret = take_caller_scheduling(spawn->caller_pid);
+	/*
+	 * All of the above was read by pid: the caller still alive (or not yet
+	 * reaped) after it, its pid named no other process meanwhile, whose
+	 * limits, priorities or login uid the command would have taken.
+	 */
+	if (ret == 0 && syscall(SYS_pidfd_send_signal, spawn->pidfd, 0, NULL, 0))
+		ret = fail("the caller ended before its command started");
 	umask((mode_t)spawn->umask);
 	return ret;
 }
