@@ -7,6 +7,27 @@
 
 #include "ring_reader.h"
 
+/*
+ * A mapping of the ring, left out of every child forked: none reads it, and
+ * the kernel maps a ring page by page (VM_MIXEDMAP), so a fork would copy
+ * a page table entry for each (the agent's 4 MB ring, mapped twice: 2,049),
+ * and the child's exec or exit would drop them again. The agent forks a
+ * supervisor for each spawned run.
+ */
+static void *map_ring(int fd, size_t size, int prot, off_t offset)
+{
+	void *addr = mmap(NULL, size, prot, MAP_SHARED, fd, offset);
+
+	if (addr != MAP_FAILED && madvise(addr, size, MADV_DONTFORK)) {
+		int ret = errno;
+
+		munmap(addr, size);
+		errno = ret;
+		return MAP_FAILED;
+	}
+	return addr;
+}
+
 int ring_reader_open(struct ring_reader *ring, int fd, size_t data_size)
 {
 	void *consumer, *producer;
@@ -14,12 +35,11 @@ int ring_reader_open(struct ring_reader *ring, int fd, size_t data_size)
 	*ring = (struct ring_reader){.fd = fd, .page_size = (size_t)sysconf(_SC_PAGESIZE)};
 	if (data_size == 0 || (data_size & (data_size - 1)))
 		return -EINVAL;
-	consumer = mmap(NULL, ring->page_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	consumer = map_ring(fd, ring->page_size, PROT_READ | PROT_WRITE, 0);
 	if (consumer == MAP_FAILED)
 		return -errno;
 	/* The data area is mapped twice in a row, so a record that wraps reads as one piece. */
-	producer = mmap(NULL, ring->page_size + 2 * data_size, PROT_READ, MAP_SHARED, fd,
-			(off_t)ring->page_size);
+	producer = map_ring(fd, ring->page_size + 2 * data_size, PROT_READ, (off_t)ring->page_size);
 	if (producer == MAP_FAILED) {
 		int ret = -errno;
 
