@@ -20,11 +20,12 @@ DEB_BUILD_PACKAGES := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyam
 # python3-pytest, and a venv that pip installs the Python client into: make test-python.
 # chromium: t_proc_self.sh runs it headless, with its sandbox, inside a root.
 # iputils-ping and iproute2: ping (NET_RAW) and ip (NET_ADMIN) in the suite's capability tests.
+# apparmor: a caller under a profile of its own in the exec socket's tests (the VM boots with AppArmor).
 DEB_TEST_PACKAGES := libcmocka-dev clang-format libclang-rt-14-dev qemu-system-x86 \
 	linux-image-amd64 busybox-static cpio xz-utils procps kmod bubblewrap chromium valgrind jq \
 	systemd prometheus curl mandoc dpkg-dev lintian git sqlite3 python3 containerd runc e2fsprogs \
 	util-linux bsdutils less vim python3-pytest python3-setuptools python3-wheel python3-pip \
-	python3-venv iputils-ping iproute2
+	python3-venv iputils-ping iproute2 apparmor
 DEB_PACKAGES := $(DEB_BUILD_PACKAGES) $(DEB_TEST_PACKAGES)
 
 # make install DESTDIR=... PREFIX=...; CGWARD_BIN lets a test install a stand-in.

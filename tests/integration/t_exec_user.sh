@@ -628,6 +628,48 @@ PY
 	wait_no_runs
 }
 
+# A caller under an AppArmor profile of its own (the test VM boots with
+# AppArmor): its child keeps the profile, a command the agent started
+# would have the agent's label instead, so --private-tmp is refused.
+test_exec_user_private_tmp_refuses_a_caller_under_its_own_label() {
+	local err status label
+	[ -d /sys/kernel/security/apparmor ] || fail "AppArmor is not enabled (the test VM boots with it)"
+	user_dirs
+	user_agent_start
+	cat >"$T/caller.profile" <<'PROFILE'
+profile cgward-test-caller {
+  file,
+  capability,
+  network,
+  signal,
+  ptrace,
+  unix,
+  mount,
+  umount,
+  pivot_root,
+  change_profile,
+}
+PROFILE
+	apparmor_parser -r "$T/caller.profile" || fail "cannot load the caller's profile"
+	label=$(as_user aa-exec -p cgward-test-caller -- "$CGWARD" exec --root "$UW" -- \
+		cat /proc/self/attr/current) || fail "a run of the confined caller's own child failed"
+	[ "$label" = "cgward-test-caller (enforce)" ] || fail "the caller's child runs as '$label'"
+	status=0
+	err=$(as_user aa-exec -p cgward-test-caller -- "$CGWARD" exec --root "$UW" --private-tmp -- \
+		touch "$UW/ran" 2>&1) || status=$?
+	apparmor_parser -R "$T/caller.profile" || fail "cannot unload the caller's profile"
+	[ "$status" -eq 125 ] || fail "under its own profile: exited $status, want 125: $err"
+	[[ "$err" == *'the caller runs under the security label "cgward-test-caller (enforce)"'* ]] ||
+		fail "stderr: $err"
+	expect_absent "$UW/ran"
+	wait_line "$AEV" '"result":"refused"' 1
+	# The agent's own label ("unconfined") is no refusal.
+	as_user "$CGWARD" exec --root "$UW" --private-tmp -- touch "$UW/ran" ||
+		fail "an unconfined caller's --private-tmp run failed"
+	[ -e "$UW/ran" ] || fail "the unconfined caller's command did not run"
+	wait_no_runs
+}
+
 # A caller that cgward confines (here a run of root's, the exec socket
 # allowed to it) gets no run of its own: it would be beside its boundary.
 test_exec_user_confined_caller_gets_no_run() {

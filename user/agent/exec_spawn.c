@@ -80,16 +80,62 @@ static bool same_namespace(pid_t pid, const char *kind)
 	       caller.st_ino == agent.st_ino;
 }
 
+/* Up to size - 1 bytes of a small /proc file into buf; the length, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/* Longer than any LSM's label (SELinux's, the longest, take a few hundred bytes). */
+#define LABEL_MAX 4096
+
+/*
+ * Whether the caller runs under the agent's own LSM label (AppArmor's
+ * profile, SELinux's context, Smack's label): the command gets the agent's,
+ * and a caller confined by its own would be confined no longer. Without an
+ * LSM that labels tasks, neither has one (EINVAL). A label that fills the
+ * buffer is taken for another.
+ */
+static bool same_label(pid_t pid, char *theirs, size_t size)
+{
+	char path[64], mine[LABEL_MAX];
+	ssize_t n, m;
+	int their_err, my_err;
+	bool same;
+
+	snprintf(path, sizeof(path), "/proc/%d/attr/current", pid);
+	n = read_small(path, theirs, size);
+	their_err = n < 0 ? errno : 0;
+	m = read_small("/proc/self/attr/current", mine, sizeof(mine));
+	my_err = m < 0 ? errno : 0;
+	if (n < 0 || m < 0)
+		same = their_err == EINVAL && my_err == EINVAL;
+	else
+		same = n == m && (size_t)n < size - 1 && memcmp(theirs, mine, (size_t)n) == 0;
+	if (n < 0)
+		snprintf(theirs, size, "unknown");
+	else
+		theirs[n] = '\0';
+	theirs[strcspn(theirs, "\n")] = '\0';
+	return same;
+}
+
 /*
  * The pidfd is the peer itself (alive: it waits for the answer), and runs
- * as the peer's uid. A caller in another user or pid namespace, or under a
- * seccomp filter, is confined in a way the command would not be: refused.
+ * as the peer's uid. A caller in another user or pid namespace, under a
+ * seccomp filter or an LSM label of its own, is confined in a way the
+ * command would not be: refused.
  */
 static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer, char *err,
 			size_t errlen)
 {
 	long values[2] = {0, -1};
-	char path[64];
+	char path[64], label[LABEL_MAX];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", spawn->pidfd);
 	if (read_proc_field(path, "Pid:", values) || values[0] != peer->pid) {
@@ -109,6 +155,13 @@ static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer
 		snprintf(err, errlen,
 			 "--private-tmp: the caller runs under seccomp, which a command the "
 			 "agent starts would not");
+		return -EPERM;
+	}
+	if (!same_label(peer->pid, label, sizeof(label))) {
+		snprintf(err, errlen,
+			 "--private-tmp: the caller runs under the security label \"%.200s\", "
+			 "which a command the agent starts would not",
+			 label);
 		return -EPERM;
 	}
 	if (!same_namespace(peer->pid, "user") || !same_namespace(peer->pid, "pid")) {
@@ -256,17 +309,6 @@ static int take_caller_cpus(pid_t pid)
 	if (cpus)
 		CPU_FREE(cpus);
 	return ret ? fail("the caller's CPU affinity") : 0;
-}
-
-/* Up to size - 1 bytes of a small /proc file into buf; the length, or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	return n;
 }
 
 /* /proc/PID/NAME made this process's own /proc/self/NAME, unless it is already. */
