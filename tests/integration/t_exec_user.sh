@@ -105,6 +105,23 @@ wait_no_runs() {
 $(tail -n 20 "$T/agent.log")"
 }
 
+# The policies of the users' runs that still hold roots in the kernel
+# (cgward status), the agent's own rule (quiet) aside.
+run_policies_with_roots() {
+	"$CGWARD" status | grep -E '^policy ([^ ]+ \(id [0-9]+\)|[0-9]+):' |
+		grep -v '^policy quiet ' | grep -v ', 0 roots'
+}
+
+# Every run's roots are gone from the kernel's maps once its client ended,
+# those a spawned run's supervisor put in (its private directories) too.
+wait_run_roots_removed() {
+	for _ in $(seq 150); do # cgward status takes a while under emulation
+		[ -z "$(run_policies_with_roots)" ] && return 0
+		sleep 0.1
+	done
+	fail "roots left: $(run_policies_with_roots)"
+}
+
 test_exec_user_writes_inside_and_is_denied_outside() {
 	local err status=0
 	user_dirs
@@ -485,6 +502,7 @@ test_exec_user_private_tmp_runs_as_the_caller() {
 	[ "$status" -eq 127 ] || fail "exited $status, want 127: $err"
 	[ "$err" = "cgward: /no/such-command: No such file or directory" ] || fail "stderr: $err"
 	wait_no_runs
+	wait_run_roots_removed
 }
 
 # $UW/keys.py join-and-exec CMD...: CMD in a session keyring of its own

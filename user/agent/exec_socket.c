@@ -568,9 +568,12 @@ static void start_spawned(struct exec_service *svc, struct exec_service_run *run
 static void spawn_set_up(struct exec_service *svc, size_t i)
 {
 	struct exec_service_run *run = svc->runs[i];
+	struct private_tmp_report report;
 
 	/* Out of the poll set first: a supervisor forked meanwhile may hold the pipe a moment. */
 	epoll_ctl(svc->epoll_fd, EPOLL_CTL_DEL, run->setup_fd, NULL);
+	if (read(run->setup_fd, &report, sizeof(report)) == sizeof(report))
+		run_core_note_private_tmp(&run->core, &report);
 	close(run->setup_fd);
 	run->setup_fd = -1;
 	if (!exec_service_run_populated(run))

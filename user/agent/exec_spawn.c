@@ -555,15 +555,13 @@ static int move_into_cgroup(const struct run_cgroup *run_cg, const struct spawne
  * the caller's identity, and the command cloned into the cgroup at its gate.
  */
 static int start_command(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
-			 const struct run_cgroup *run_cg, struct spawned *child, char *err,
-			 size_t errlen)
+			 const struct run_cgroup *run_cg, struct private_tmp_report *report,
+			 struct spawned *child, char *err, size_t errlen)
 {
 	struct root_spec sockets[run->n_nodes + 1];
 	struct private_tmp_setup setup = {
 	    .roots = run->roots, .n_roots = run->n_roots, .sockets = sockets};
-	struct private_tmp_report report;
-	struct spawn_prepare prepare = {
-	    .run = become_caller, .arg = (void *)spawn, .report = &report};
+	struct spawn_prepare prepare = {.run = become_caller, .arg = (void *)spawn};
 	sigset_t none;
 	int ret;
 
@@ -572,9 +570,9 @@ static int start_command(const struct exec_spawn *spawn, const struct exec_spawn
 			sockets[setup.n_sockets++] = run->nodes[i];
 	}
 	sigemptyset(&none);
-	ret = enter_caller(spawn, &setup, &report);
+	ret = enter_caller(spawn, &setup, report);
 	if (ret == 0)
-		ret = run_core_put_private_tmp(run->core, &report, err, errlen);
+		ret = run_core_put_private_tmp(run->core, report, err, errlen);
 	if (ret == 0)
 		ret = take_caller_ids(spawn);
 	if (ret == 0)
@@ -587,6 +585,18 @@ static int start_command(const struct exec_spawn *spawn, const struct exec_spawn
 	if (ret && !err[0])
 		snprintf(err, errlen, "cannot start %s: %s", spawn->argv[0], strerror(-ret));
 	return ret;
+}
+
+/*
+ * The private directories put in, told to the agent, which then removes
+ * them alone at the end: not told (it ended meanwhile), it removes every
+ * root of the run's policy by walking the whole map.
+ */
+static void report_private_tmp(int setup_fd, const struct private_tmp_report *report)
+{
+	ssize_t n = write(setup_fd, report, sizeof(*report));
+
+	(void)n;
 }
 
 static void __attribute__((noreturn))
@@ -606,20 +616,24 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 		      maps->exec_events_fd,
 		      maps->root_tags_fd,
 		      maps->container_started_fd};
+	struct private_tmp_report report;
 	struct run_cgroup run_cg;
 	char err[PATH_MAX + 128] = "";
 	struct spawned child;
 	int wstatus, ret;
 
 	signal(SIGCHLD, SIG_DFL); /* the agent's are reaped by the kernel, its own are not */
+	signal(SIGPIPE, SIG_IGN); /* a write to an agent or a caller gone fails instead */
 	close_fds_except(keep, sizeof(keep) / sizeof(keep[0]));
 	dup2(spawn->stdio_fds[2], STDERR_FILENO); /* what fails from here is said to the caller */
 	setsid(); /* signals to the agent's process group are not the run's */
 	ret = open_run_cgroup(&run->core->cgroup, &run_cg);
 	if (ret == 0)
-		ret = start_command(spawn, run, &run_cg, &child, err, sizeof(err));
+		ret = start_command(spawn, run, &run_cg, &report, &child, err, sizeof(err));
 	else
 		snprintf(err, sizeof(err), "cannot open the run's cgroup: %s", strerror(-ret));
+	if (ret == 0)
+		report_private_tmp(setup_fd, &report);
 	close(setup_fd); /* the command is in the run's cgroup, or will never be */
 	if (ret) {
 		send_exit(spawn->exit_fd, "error", json_string(err));

@@ -69,7 +69,9 @@ int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const stru
  * Forks the supervisor (the agent ignores SIGCHLD: the kernel reaps it; it
  * outlives a restarted agent) and returns in *setup_fd the read end of a
  * pipe that reaches end of file once the command is in the run's cgroup, or
- * will never be. Until then the run's cgroup is empty without being over.
+ * will never be; the command in, the private directories' struct
+ * private_tmp_report comes first (for run_core_note_private_tmp). Until
+ * then the run's cgroup is empty without being over.
  * On failure the caller is told on its exit socket.
  */
 int exec_spawn_start(const struct exec_spawn *spawn, const struct exec_spawn_run *run,

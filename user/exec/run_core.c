@@ -102,6 +102,12 @@ int run_core_put_private_tmp(struct run_core *core, const struct private_tmp_rep
 	return ret;
 }
 
+void run_core_note_private_tmp(struct run_core *core, const struct private_tmp_report *report)
+{
+	core->n_own_roots += private_tmp_roots(report, &core->own_roots[core->n_own_roots]);
+	core->roots_elsewhere = false;
+}
+
 int run_core_create_cgroup(struct run_core *core, const struct cgroup_layout *layout,
 			   const char *parent, const char *member, gid_t gid,
 			   const struct run_limits *limits, char *err, size_t errlen)

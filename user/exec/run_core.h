@@ -84,6 +84,13 @@ int run_core_put_private_tmp(struct run_core *core, const struct private_tmp_rep
 			     char *err, size_t errlen);
 
 /*
+ * The directories a spawned run's supervisor put in with
+ * run_core_put_private_tmp (in its copy of the core), known to this one:
+ * released as its own, the run's other roots being known already.
+ */
+void run_core_note_private_tmp(struct run_core *core, const struct private_tmp_report *report);
+
+/*
  * The run's cgroup (exec_cgroup_create), not bound yet: beneath parent when
  * given (root's --cgroup-parent), else within the cgroup of its caller,
  * member (a /proc/PID/cgroup path), as cgroup_run_parent places it for
