@@ -95,26 +95,35 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 #define LABEL_MAX 4096
 
 /*
- * Whether the caller runs under the agent's own LSM label (AppArmor's
- * profile, SELinux's context, Smack's label): the command gets the agent's,
- * and a caller confined by its own would be confined no longer. Without an
- * LSM that labels tasks, neither has one (EINVAL). A label that fills the
- * buffer is taken for another.
+ * Where a task's LSM labels are: the first labelling LSM's, then AppArmor's
+ * and Smack's own (the first may be another's, or none: the BPF LSM's, for
+ * one, answers EINVAL, and comes first where the boot's lsm= puts it so).
  */
-static bool same_label(pid_t pid, char *theirs, size_t size)
+static const char *const label_files[] = {"current", "apparmor/current", "smack/current"};
+
+/*
+ * Whether the caller runs under the agent's own label in /proc/PID/attr/FILE
+ * (AppArmor's profile, SELinux's context, Smack's label): the command gets
+ * the agent's, and a caller confined by its own would be confined no longer.
+ * Where neither can be read for the same reason (no such LSM: EINVAL or
+ * ENOENT), both have none. A label that fills the buffer is taken for
+ * another. theirs gets the caller's, for the refusal.
+ */
+static bool same_label(pid_t pid, const char *file, char *theirs, size_t size)
 {
 	char path[64], mine[LABEL_MAX];
 	ssize_t n, m;
 	int their_err, my_err;
 	bool same;
 
-	snprintf(path, sizeof(path), "/proc/%d/attr/current", pid);
+	snprintf(path, sizeof(path), "/proc/%d/attr/%s", pid, file);
 	n = read_small(path, theirs, size);
 	their_err = n < 0 ? errno : 0;
-	m = read_small("/proc/self/attr/current", mine, sizeof(mine));
+	snprintf(path, sizeof(path), "/proc/self/attr/%s", file);
+	m = read_small(path, mine, sizeof(mine));
 	my_err = m < 0 ? errno : 0;
 	if (n < 0 || m < 0)
-		same = their_err == EINVAL && my_err == EINVAL;
+		same = their_err == my_err && (their_err == EINVAL || their_err == ENOENT);
 	else
 		same = n == m && (size_t)n < size - 1 && memcmp(theirs, mine, (size_t)n) == 0;
 	if (n < 0)
@@ -123,6 +132,16 @@ static bool same_label(pid_t pid, char *theirs, size_t size)
 		theirs[n] = '\0';
 	theirs[strcspn(theirs, "\n")] = '\0';
 	return same;
+}
+
+/* Whether every label of the caller's is the agent's (same_label). */
+static bool same_labels(pid_t pid, char *theirs, size_t size)
+{
+	for (size_t i = 0; i < sizeof(label_files) / sizeof(label_files[0]); i++) {
+		if (!same_label(pid, label_files[i], theirs, size))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -157,7 +176,7 @@ static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer
 			 "agent starts would not");
 		return -EPERM;
 	}
-	if (!same_label(peer->pid, label, sizeof(label))) {
+	if (!same_labels(peer->pid, label, sizeof(label))) {
 		snprintf(err, errlen,
 			 "--private-tmp: the caller runs under the security label \"%.200s\", "
 			 "which a command the agent starts would not",
