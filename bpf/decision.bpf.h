@@ -723,7 +723,8 @@ static __always_inline bool own_namespace_fs(const struct cgward_cgroup_policy *
 {
 	struct inode *root;
 
-	if (!memory_fs(sb))
+	/* Only a user namespace's is tagged (mounts.bpf.c): no storage lookup for the host's. */
+	if (!memory_fs(sb) || !sb->s_user_ns->level)
 		return false;
 	root = sb->s_root->d_inode;
 	return root && owned_by(bpf_inode_storage_get(&namespace_fs, root, 0, 0), policy);
