@@ -594,6 +594,30 @@ test_exec_user_private_tmp_outlives_client_and_agent() {
 	wait_no_runs
 }
 
+# The supervisors come from the agent's spawner, not from the agent, which
+# forks nothing per run; the spawner killed, the next run starts another.
+test_exec_user_private_tmp_spawner_killed_starts_another() {
+	local spawner supervisor err
+	user_dirs
+	user_agent_start
+	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "echo \$PPID >$UW/ppid
+		while [ ! -e $UW/go ]; do sleep 0.1; done" 2>"$T/client.err" &
+	wait_file "$UW/ppid"
+	supervisor=$(cat "$UW/ppid")
+	spawner=$(pgrep -x -P "$AGENT_PID" cgward-spawner) || fail "no spawner under the agent"
+	[ "$(ps -o ppid= -p "$supervisor" | tr -d ' ')" = "$spawner" ] ||
+		fail "the supervisor $supervisor is not the spawner's ($spawner): $(ps -ef)"
+	kill -9 "$spawner"
+	touch "$UW/go"
+	wait $! || fail "the run failed with its spawner killed: $(cat "$T/client.err")"
+	err=$(cd "$UW" && "${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- \
+		sh -c 'echo z >/tmp/z && cat /tmp/z >tmp-read' 2>&1) || fail "the next run failed: $err"
+	expect_content "$UW/tmp-read" z
+	agent_wait_log "the spawner ended; starting another"
+	pgrep -x -P "$AGENT_PID" cgward-spawner >/dev/null || fail "no spawner started again"
+	wait_no_runs
+}
+
 # The agent restarted mid-run: its supervisor still tells the client the status.
 test_exec_user_private_tmp_agent_restart_keeps_the_status() {
 	local client status=0

@@ -891,7 +891,7 @@ int agent_run(const struct agent_options *opt)
 	int ret, status;
 
 	raise_open_file_limit();
-	/* The supervisors of the runs it spawns are its children: the kernel reaps them. */
+	/* Its spawner (spawner.h) is its child, reaped by the kernel, as the spawner's are. */
 	signal(SIGCHLD, SIG_IGN);
 	/* Before any thread: each thread has a cgroup namespace of its own. */
 	ret = cgroup_enter_host_namespace();

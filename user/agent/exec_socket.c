@@ -99,7 +99,8 @@ int exec_service_open(struct exec_service *svc, const struct exec_socket_config 
 				     .maps = maps,
 				     .layout = layout,
 				     .tree = tree,
-				     .sink = sink};
+				     .sink = sink,
+				     .spawner = {.sock = -1, .handle = exec_spawn_supervise}};
 	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++)
 		svc->pending[i].fd = -1;
 	if (!config->path[0])
@@ -556,7 +557,7 @@ static void start_spawned(struct exec_service *svc, struct exec_service_run *run
 					    .nodes = run->given.nodes,
 					    .n_nodes = run->given.n_nodes};
 
-	if (exec_spawn_start(spawn, &what, &run->setup_fd) == 0 &&
+	if (exec_spawn_start(&svc->spawner, spawn, &what, &run->setup_fd) == 0 &&
 	    wait_loop_watch(svc->epoll_fd, run->setup_fd) != 0) {
 		/* Unwatched, it would hold the run forever: the empty cgroup ends it instead. */
 		close(run->setup_fd);
@@ -987,6 +988,7 @@ void exec_service_close(struct exec_service *svc)
 	for (size_t i = 0; i < EXEC_SERVICE_ENDED; i++)
 		free(svc->ended[i].cgroup);
 	free(svc->users);
+	spawner_stop(&svc->spawner);
 	if (svc->listen_fd >= 0) {
 		close(svc->listen_fd);
 		unlink(svc->config.path);

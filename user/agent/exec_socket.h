@@ -18,6 +18,7 @@
 #include "limit_events.h"
 #include "policy.h"
 #include "policy_maps.h"
+#include "spawner.h"
 
 /*
  * Connections whose request is not read yet. When all are taken, a new one
@@ -71,6 +72,7 @@ struct exec_service {
 	struct limit_counts limit_hits; /* its runs' limits hit, for the metrics */
 	struct exec_service_user *users;
 	size_t n_users, cap_users;
+	struct spawner spawner; /* forks the supervisors of spawned runs; started at the first */
 };
 
 /*

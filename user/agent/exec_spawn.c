@@ -5,7 +5,6 @@
  * SO_PEERGROUPS, its pidfd, its rlimits) or from descriptors the caller
  * passed; argv and env are only what the caller could exec itself.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -30,6 +29,7 @@
 #include "private_tmp.h"
 #include "proc_field.h"
 #include "spawn.h"
+#include "spawn_request.h"
 
 /* The caller's namespaces the command joins; its user and pid namespaces must be the agent's. */
 #define JOINED_NAMESPACES \
@@ -43,27 +43,6 @@ bool exec_spawn_requested(json_t *req)
 	const char *first = json_string_value(json_array_get(json_object_get(req, "fds"), 0));
 
 	return first && strcmp(first, spawn_kinds[0]) == 0;
-}
-
-/* A JSON array of strings as a NULL-terminated vector; NULL when it is not one. */
-static char **string_vector(json_t *array, bool allow_empty)
-{
-	size_t n = json_array_size(array);
-	char **v;
-
-	if (!json_is_array(array) || (n == 0 && !allow_empty) || !(v = calloc(n + 1, sizeof(*v))))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *s = json_string_value(json_array_get(array, i));
-
-		if (!s || !(v[i] = strdup(s))) {
-			for (size_t j = 0; j < i; j++)
-				free(v[j]);
-			free(v);
-			return NULL;
-		}
-	}
-	return v;
 }
 
 /* Whether the caller's namespace of a kind is the agent's own. */
@@ -240,8 +219,8 @@ int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const stru
 	spawn->exit_fd = fds[5];
 	for (size_t i = 0; i <= EXEC_SPAWN_FDS; i++)
 		fds[i] = -1;
-	spawn->argv = string_vector(json_object_get(req, "argv"), false);
-	spawn->env = string_vector(json_object_get(req, "env"), true);
+	spawn->argv = spawn_request_strings(json_object_get(req, "argv"), false);
+	spawn->env = spawn_request_strings(json_object_get(req, "env"), true);
 	if (!spawn->argv || !spawn->env || mask < 0 || mask > 0777) {
 		snprintf(err, errlen, "malformed request");
 		return -EINVAL;
@@ -317,17 +296,18 @@ static int take_caller_scheduling(pid_t pid)
 /*
  * The caller's CPUs, taken by the command itself in the run's cgroup, which
  * allows what the caller's does: the supervisor, in the agent's, may be
- * allowed fewer (systemd's AllowedCPUs=).
+ * allowed fewer (systemd's AllowedCPUs=). The mask is on the stack: the
+ * first malloc in a forked copy of a heap sorts its free chunks, and
+ * copies each page it writes (a fault each, tens of us under emulation).
  */
 static int take_caller_cpus(pid_t pid)
 {
-	cpu_set_t *cpus = CPU_ALLOC(MAX_CPUS);
-	size_t size = CPU_ALLOC_SIZE(MAX_CPUS);
-	int ret = !cpus || sched_getaffinity(pid, size, cpus) || sched_setaffinity(0, size, cpus);
+	unsigned long mask[MAX_CPUS / (8 * sizeof(unsigned long))];
+	cpu_set_t *cpus = (cpu_set_t *)mask;
 
-	if (cpus)
-		CPU_FREE(cpus);
-	return ret ? fail("the caller's CPU affinity") : 0;
+	if (sched_getaffinity(pid, sizeof(mask), cpus) || sched_setaffinity(0, sizeof(mask), cpus))
+		return fail("the caller's CPU affinity");
+	return 0;
 }
 
 /* /proc/PID/NAME made this process's own /proc/self/NAME, unless it is already. */
@@ -479,28 +459,22 @@ static int become_caller(void *arg, void *report)
 	return take_caller_cpus(spawn->caller_pid);
 }
 
-/* Everything of the agent's but what the supervisor uses is closed: listeners above all. */
-static void close_fds_except(const int *keep, size_t n_keep)
+/*
+ * The spawner's stdio, the agent's, is not the run's: nothing on stdin and
+ * stdout, the caller's stderr for what fails from here. The spawner holds
+ * no other descriptor of the agent's, and the supervisor only its request's.
+ */
+static void take_stdio(const struct exec_spawn *spawn)
 {
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *entry;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	for (int fd = 0; null >= 0 && fd < 3; fd++)
-		dup2(null, fd);
-	while (dir && (entry = readdir(dir))) {
-		int fd = atoi(entry->d_name);
-		bool kept = fd < 3 || fd == dirfd(dir) || fd == null;
-
-		for (size_t i = 0; i < n_keep && !kept; i++)
-			kept = keep[i] == fd;
-		if (entry->d_name[0] >= '0' && entry->d_name[0] <= '9' && !kept)
-			close(fd);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
 	}
-	if (dir)
-		closedir(dir);
-	if (null > 2)
-		close(null);
+	dup2(spawn->stdio_fds[2], STDERR_FILENO);
 }
 
 /* {"op":"exit"} with the command's status, or why it never ran: the caller's to print. */
@@ -621,20 +595,6 @@ static void report_private_tmp(int setup_fd, const struct private_tmp_report *re
 static void __attribute__((noreturn))
 supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int setup_fd)
 {
-	const struct policy_maps *maps = run->core->maps;
-	int keep[] = {spawn->exit_fd,
-		      setup_fd,
-		      spawn->pidfd,
-		      spawn->cwd_fd,
-		      spawn->stdio_fds[0],
-		      spawn->stdio_fds[1],
-		      spawn->stdio_fds[2],
-		      maps->cgroup_policy_fd,
-		      maps->write_roots_fd,
-		      maps->policy_info_fd,
-		      maps->exec_events_fd,
-		      maps->root_tags_fd,
-		      maps->container_started_fd};
 	struct private_tmp_report report;
 	struct run_cgroup run_cg;
 	char err[PATH_MAX + 128] = "";
@@ -643,8 +603,7 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 
 	signal(SIGCHLD, SIG_DFL); /* the agent's are reaped by the kernel, its own are not */
 	signal(SIGPIPE, SIG_IGN); /* a write to an agent or a caller gone fails instead */
-	close_fds_except(keep, sizeof(keep) / sizeof(keep[0]));
-	dup2(spawn->stdio_fds[2], STDERR_FILENO); /* what fails from here is said to the caller */
+	take_stdio(spawn);
 	setsid(); /* signals to the agent's process group are not the run's */
 	ret = open_run_cgroup(&run->core->cgroup, &run_cg);
 	if (ret == 0)
@@ -668,25 +627,34 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 	_exit(0);
 }
 
-int exec_spawn_start(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
-		     int *setup_fd)
+void exec_spawn_supervise(char *text, int *fds, size_t n_fds)
 {
-	int setup[2];
-	pid_t supervisor;
+	struct spawn_request *req = calloc(1, sizeof(*req));
+
+	if (!req || spawn_request_decode(text, fds, n_fds, req)) {
+		if (req && req->spawn.exit_fd >= 0)
+			send_exit(req->spawn.exit_fd, "error",
+				  json_string("the agent cannot start the run"));
+		_exit(1);
+	}
+	supervise(&req->spawn, &req->run, req->setup_fd);
+}
+
+int exec_spawn_start(struct spawner *spawner, const struct exec_spawn *spawn,
+		     const struct exec_spawn_run *run, int *setup_fd)
+{
+	int setup[2], fds[SPAWN_REQUEST_MAX_FDS];
+	size_t n_fds;
+	char *text;
+	int ret;
 
 	if (pipe2(setup, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
-	/*
-	 * The agent may run a metrics thread: the child uses malloc and stdio,
-	 * which glibc's fork leaves usable in a child.
-	 */
-	supervisor = fork();
-	if (supervisor == 0) {
-		close(setup[0]);
-		supervise(spawn, run, setup[1]);
-	}
-	close(setup[1]);
-	if (supervisor < 0) {
+	text = spawn_request_encode(spawn, run, setup[1], fds, &n_fds);
+	ret = text ? spawner_send(spawner, text, strlen(text), fds, n_fds) : -ENOMEM;
+	free(text);
+	close(setup[1]); /* the supervisor's alone, once it has been sent */
+	if (ret) {
 		close(setup[0]);
 		send_exit(spawn->exit_fd, "error", json_string("the agent cannot start the run"));
 		return -ECHILD;

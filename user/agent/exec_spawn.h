@@ -2,8 +2,8 @@
 /*
  * Runs the agent starts itself for cgward exec --private-tmp (exec_message.h):
  * no API puts another process into a mount namespace, so the command is the
- * agent's, made the caller's in every other way. A supervisor, forked from
- * the agent and root, joins the caller's namespaces, makes its own /tmp,
+ * agent's, made the caller's in every other way. A supervisor, forked by
+ * the agent's spawner (spawner.h) and root, joins the caller's namespaces, makes its own /tmp,
  * /var/tmp and /dev/shm (private_tmp.h), installs them as write roots, takes
  * the caller's cwd, rlimits and identity, and clones the command straight
  * into the run's cgroup (bound already) at a gate; the command takes the
@@ -21,35 +21,11 @@
 #include <sys/types.h>
 #include <jansson.h>
 
-#include "roots.h"
-#include "run_core.h"
+#include "spawn_request.h"
+#include "spawner.h"
 
 /* The descriptors of a spawn request after "self" (cwd, stdio, exit): fds[1..EXEC_SPAWN_FDS]. */
 #define EXEC_SPAWN_FDS 5
-
-/* What the caller asked to run, and with what of its own. */
-struct exec_spawn {
-	pid_t caller_pid;
-	uid_t uid;
-	gid_t gid;
-	gid_t *groups; /* SO_PEERGROUPS */
-	size_t n_groups;
-	int pidfd;	    /* the caller itself */
-	int cwd_fd;	    /* O_PATH */
-	int stdio_fds[3];   /* stdin, stdout, stderr */
-	int exit_fd;	    /* the caller's socket for {"op":"exit"} */
-	char **argv, **env; /* NULL-terminated */
-	unsigned int umask;
-};
-
-/* What the supervisor needs of the run: the agent's, bound before the fork. */
-struct exec_spawn_run {
-	struct run_core *core;	       /* the supervisor's copy takes the private directories */
-	const struct root_spec *roots; /* bound back when beneath a private directory */
-	size_t n_roots;
-	const struct root_spec *nodes; /* --allow-unix (bound back too) and --allow-dev */
-	size_t n_nodes;
-};
 
 /* Whether a request asks the agent to spawn its command: its first descriptor is "self". */
 bool exec_spawn_requested(json_t *req);
@@ -66,16 +42,19 @@ int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const stru
 		    struct exec_spawn *spawn, char *err, size_t errlen);
 
 /*
- * Forks the supervisor (the agent ignores SIGCHLD: the kernel reaps it; it
- * outlives a restarted agent) and returns in *setup_fd the read end of a
+ * Has spawner fork the supervisor (the kernel reaps it; it outlives a
+ * restarted agent) and returns in *setup_fd the read end of a
  * pipe that reaches end of file once the command is in the run's cgroup, or
  * will never be; the command in, the private directories' struct
  * private_tmp_report comes first (for run_core_note_private_tmp). Until
  * then the run's cgroup is empty without being over.
  * On failure the caller is told on its exit socket.
  */
-int exec_spawn_start(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
-		     int *setup_fd);
+int exec_spawn_start(struct spawner *spawner, const struct exec_spawn *spawn,
+		     const struct exec_spawn_run *run, int *setup_fd);
+
+/* The spawner's handler (spawner_handler): the supervisor of the spawn in text and fds. */
+void exec_spawn_supervise(char *text, int *fds, size_t n_fds) __attribute__((noreturn));
 
 void exec_spawn_free(struct exec_spawn *spawn);
 
