@@ -183,6 +183,24 @@ static void test_refuses_malformed(void **state)
 	assert_int_equal(spawn_request_decode(e->text, e->fds, 8, e->req), -EPROTO);
 }
 
+/* What is not UTF-8 cannot be sent (the caller's request was JSON already): no message, nothing
+ * leaked. */
+static void test_no_message_for_what_json_cannot_hold(void **state)
+{
+	struct sample *s = sample_new();
+	char *bad_argv[] = {"sh", "\xff", NULL};
+	int fds[SPAWN_REQUEST_MAX_FDS];
+	size_t n_fds;
+
+	(void)state;
+	s->spawn.argv = bad_argv;
+	assert_null(spawn_request_encode(&s->spawn, &s->run, 16, fds, &n_fds));
+	s->spawn.argv = argv;
+	snprintf(s->roots[1].path, sizeof(s->roots[1].path), "/w/\xfe");
+	assert_null(spawn_request_encode(&s->spawn, &s->run, 16, fds, &n_fds));
+	free(s);
+}
+
 #define ENCODED_TEST(fn) cmocka_unit_test_setup_teardown(fn, setup_encoded, teardown_encoded)
 
 int main(void)
@@ -190,6 +208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    ENCODED_TEST(test_round_trip),
 	    ENCODED_TEST(test_refuses_malformed),
+	    cmocka_unit_test(test_no_message_for_what_json_cannot_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

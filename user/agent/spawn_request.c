@@ -40,12 +40,22 @@ char **spawn_request_strings(json_t *array, bool allow_empty)
 	return v;
 }
 
+/* Appends item to array; NULL (array released) when either is NULL: a message missing one is none.
+ */
+static json_t *append(json_t *array, json_t *item)
+{
+	if (array && json_array_append_new(array, item) == 0)
+		return array;
+	json_decref(array);
+	return NULL;
+}
+
 static json_t *strings_json(char *const *v)
 {
 	json_t *array = json_array();
 
 	for (size_t i = 0; v && v[i]; i++)
-		json_array_append_new(array, json_string(v[i]));
+		array = append(array, json_string(v[i]));
 	return array;
 }
 
@@ -55,9 +65,9 @@ static json_t *specs_json(const struct root_spec *specs, size_t n)
 	json_t *array = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(
-		    array, json_pack("[s,I,I,I]", specs[i].path, (json_int_t)specs[i].access,
-				     (json_int_t)specs[i].dev, (json_int_t)specs[i].ino));
+		array =
+		    append(array, json_pack("[s,I,I,I]", specs[i].path, (json_int_t)specs[i].access,
+					    (json_int_t)specs[i].dev, (json_int_t)specs[i].ino));
 	return array;
 }
 
@@ -77,12 +87,12 @@ char *spawn_request_encode(const struct exec_spawn *spawn, const struct exec_spa
 	for (size_t i = 0; i < MAP_FDS; i++) {
 		int fd = *(const int *)((const char *)core->maps + map_fd_offsets[i]);
 
-		json_array_append_new(maps, json_integer(fd >= 0 ? (json_int_t)*n_fds : -1));
+		maps = append(maps, json_integer(fd >= 0 ? (json_int_t)*n_fds : -1));
 		if (fd >= 0)
 			fds[(*n_fds)++] = fd;
 	}
 	for (size_t i = 0; i < spawn->n_groups; i++)
-		json_array_append_new(groups, json_integer(spawn->groups[i]));
+		groups = append(groups, json_integer(spawn->groups[i]));
 	msg = json_pack("{s:I,s:I,s:I,s:o,s:I,s:o,s:o,s:I,s:s,s:s,s:o,s:o,s:o}", "pid",
 			(json_int_t)spawn->caller_pid, "uid", (json_int_t)spawn->uid, "gid",
 			(json_int_t)spawn->gid, "groups", groups, "umask", (json_int_t)spawn->umask,
