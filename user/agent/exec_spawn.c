@@ -601,7 +601,7 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 	struct spawned child;
 	int wstatus, ret;
 
-	signal(SIGCHLD, SIG_DFL); /* the agent's are reaped by the kernel, its own are not */
+	signal(SIGCHLD, SIG_DFL); /* the spawner's are reaped by the kernel, its own are not */
 	signal(SIGPIPE, SIG_IGN); /* a write to an agent or a caller gone fails instead */
 	take_stdio(spawn);
 	setsid(); /* signals to the agent's process group are not the run's */
@@ -627,14 +627,20 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 	_exit(0);
 }
 
+/* The run never reached a supervisor of its own (the spawner's message, or its decoding, failed).
+ */
+static void send_cannot_start(int exit_fd)
+{
+	send_exit(exit_fd, "error", json_string("the agent cannot start the run"));
+}
+
 void exec_spawn_supervise(char *text, int *fds, size_t n_fds)
 {
 	struct spawn_request *req = calloc(1, sizeof(*req));
 
 	if (!req || spawn_request_decode(text, fds, n_fds, req)) {
 		if (req && req->spawn.exit_fd >= 0)
-			send_exit(req->spawn.exit_fd, "error",
-				  json_string("the agent cannot start the run"));
+			send_cannot_start(req->spawn.exit_fd);
 		_exit(1);
 	}
 	supervise(&req->spawn, &req->run, req->setup_fd);
@@ -656,7 +662,7 @@ int exec_spawn_start(struct spawner *spawner, const struct exec_spawn *spawn,
 	close(setup[1]); /* the supervisor's alone, once it has been sent */
 	if (ret) {
 		close(setup[0]);
-		send_exit(spawn->exit_fd, "error", json_string("the agent cannot start the run"));
+		send_cannot_start(spawn->exit_fd);
 		return -ECHILD;
 	}
 	*setup_fd = setup[0];

@@ -3,14 +3,14 @@
  * Runs the agent starts itself for cgward exec --private-tmp (exec_message.h):
  * no API puts another process into a mount namespace, so the command is the
  * agent's, made the caller's in every other way. A supervisor, forked by
- * the agent's spawner (spawner.h) and root, joins the caller's namespaces, makes its own /tmp,
- * /var/tmp and /dev/shm (private_tmp.h), installs them as write roots, takes
- * the caller's cwd, rlimits and identity, and clones the command straight
- * into the run's cgroup (bound already) at a gate; the command takes the
- * caller's stdio and environment, drops the last of root, and runs. The
- * supervisor waits for it and sends {"op":"exit"} on a socket the caller
- * passed for it: not on the connection, whose descriptor the agent closes
- * and polls.
+ * the agent's spawner (spawner.h) and root, joins the caller's namespaces,
+ * makes its own /tmp, /var/tmp and /dev/shm (private_tmp.h), installs them
+ * as write roots, takes the caller's cwd, rlimits and identity, and clones
+ * the command straight into the run's cgroup (bound already) at a gate; the
+ * command takes the caller's stdio and environment, drops the last of root,
+ * and runs. The supervisor waits for it and sends {"op":"exit"} on a socket
+ * the caller passed for it: not on the connection, whose descriptor the
+ * agent closes and polls.
  */
 #ifndef CGWARD_EXEC_SPAWN_H
 #define CGWARD_EXEC_SPAWN_H

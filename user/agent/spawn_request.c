@@ -40,7 +40,9 @@ char **spawn_request_strings(json_t *array, bool allow_empty)
 	return v;
 }
 
-/* Appends item to array; NULL (array released) when either is NULL: a message missing one is none.
+/*
+ * Appends item to array; NULL (array released) when either is NULL: a
+ * message missing one is none.
  */
 static json_t *append(json_t *array, json_t *item)
 {
