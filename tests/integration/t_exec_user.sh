@@ -595,9 +595,11 @@ test_exec_user_private_tmp_outlives_client_and_agent() {
 }
 
 # The supervisors come from the agent's spawner, not from the agent, which
-# forks nothing per run; the spawner killed, the next run starts another.
+# forks nothing per run: cgward executed afresh, holding nothing of the
+# agent's but its stdio (not by hand: refused). The spawner killed, the
+# next run starts another.
 test_exec_user_private_tmp_spawner_killed_starts_another() {
-	local spawner supervisor err
+	local spawner supervisor err status=0
 	user_dirs
 	user_agent_start
 	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "echo \$PPID >$UW/ppid
@@ -607,6 +609,13 @@ test_exec_user_private_tmp_spawner_killed_starts_another() {
 	spawner=$(pgrep -x -P "$AGENT_PID" cgward-spawner) || fail "no spawner under the agent"
 	[ "$(ps -o ppid= -p "$supervisor" | tr -d ' ')" = "$spawner" ] ||
 		fail "the supervisor $supervisor is not the spawner's ($spawner): $(ps -ef)"
+	[ "$(tr '\0' ' ' <"/proc/$spawner/cmdline")" = "cgward-spawner " ] ||
+		fail "the spawner is not cgward executed afresh: $(tr '\0' ' ' <"/proc/$spawner/cmdline")"
+	[ "$(ls "/proc/$spawner/fd" | sort -n | paste -sd' ')" = "0 1 2 3" ] ||
+		fail "the spawner holds more than its stdio and socket: $(ls -l "/proc/$spawner/fd")"
+	err=$(bash -c 'exec -a cgward-spawner "$0"' "$CGWARD" 3</dev/null 2>&1) || status=$?
+	[ "$status" = 2 ] && [[ $err == *"not by hand"* ]] ||
+		fail "cgward-spawner by hand: status $status: $err"
 	kill -9 "$spawner"
 	touch "$UW/go"
 	wait $! || fail "the run failed with its spawner killed: $(cat "$T/client.err")"

@@ -77,6 +77,10 @@ static void test_each_counter_that_grew_is_one_typed_line(void **state)
 	struct fake *f = *state;
 	struct limit_watch w;
 	struct limit_counts hits = {0};
+	union {
+		struct inotify_event event;
+		char bytes[sizeof(struct inotify_event) + NAME_MAX + 1];
+	} ev;
 
 	/* The agent's way: watches on an inotify descriptor of its own (epoll takes no plain file).
 	 */
@@ -90,6 +94,10 @@ static void test_each_counter_that_grew_is_one_typed_line(void **state)
 	assert_string_equal(lines(f), "");
 
 	write_file(f, "memory.events", "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\n");
+	/* The agent reports a run whose watch an event names. */
+	assert_true(read(agent_fd, &ev, sizeof(ev)) >= (ssize_t)sizeof(ev.event));
+	assert_true(limit_watch_has(&w, ev.event.wd));
+	assert_false(limit_watch_has(&w, ev.event.wd + 100));
 	limit_watch_report(&w, f->sink, &hits);
 	assert_non_null(strstr(lines(f),
 			       "\"op\":\"limit\",\"limit\":\"memory\",\"event\":\"oom_kill\","
@@ -143,6 +151,26 @@ static void test_a_cgroup_without_the_files_watches_nothing(void **state)
 	limit_watch_close(&w);
 }
 
+/* The agent's way, without the files: no watch that an event could name. */
+static void test_the_agents_watch_without_the_files_watches_nothing(void **state)
+{
+	struct fake *f = *state;
+	struct limit_watch w;
+	int agent_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	char empty[80];
+
+	assert_true(agent_fd >= 0);
+	snprintf(empty, sizeof(empty), "%s/empty", f->dir);
+	assert_int_equal(mkdir(empty, 0755), 0);
+	assert_int_equal(limit_watch_open(&w, empty, "/e", -1, false, agent_fd), 0);
+	for (int wd = 0; wd < 8; wd++)
+		assert_false(limit_watch_has(&w, wd));
+	limit_watch_end(&w, f->sink, NULL);
+	assert_string_equal(lines(f), "");
+	limit_watch_close(&w);
+	assert_int_equal(close(agent_fd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +180,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_a_cgroup_without_the_files_watches_nothing, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_the_agents_watch_without_the_files_watches_nothing,
+					    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

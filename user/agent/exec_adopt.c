@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/inotify.h>
 
 #include "cgroup.h"
 #include "cgroup_placement.h"
@@ -48,7 +47,6 @@ static int adopt_run(const char *path, pid_t creator, void *arg)
 	struct cgward_cgroup_policy binding;
 	struct exec_service_run *run;
 	struct exec_service_user *user;
-	char events[PATH_MAX + 16];
 	__u64 id;
 	uid_t uid;
 
@@ -67,7 +65,7 @@ static int adopt_run(const char *path, pid_t creator, void *arg)
 		return 0;
 	}
 	*run = (struct exec_service_run){
-	    .conn_fd = -1, .uid = uid, .setup_fd = -1, .limits.notify_fd = -1};
+	    .conn_fd = -1, .uid = uid, .events_wd = -1, .setup_fd = -1, .limits.notify_fd = -1};
 	run_core_init(&run->core, svc->maps, uid);
 	run->core.roots_elsewhere = true; /* installed by an earlier agent */
 	snprintf(run->core.cgroup.path, sizeof(run->core.cgroup.path), "%s", path);
@@ -79,9 +77,7 @@ static int adopt_run(const char *path, pid_t creator, void *arg)
 		return 0;
 	}
 	user->runs++;
-	snprintf(events, sizeof(events), "%s/cgroup.events", path);
-	inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
-	exec_service_watch_limits(svc, run);
+	exec_service_watch_run(svc, run);
 	if (!exec_service_run_populated(run))
 		exec_service_end_run(svc, svc->n_runs - 1);
 	return 0;

@@ -54,7 +54,10 @@ bool exec_service_run_populated(const struct exec_service_run *run);
 /* svc->runs[i] ends: its cgroup removed, its caller answered or its answer kept. */
 void exec_service_end_run(struct exec_service *svc, size_t i);
 
-/* Its cgroup's limits watched, their hits in the agent's stream and metrics. */
-void exec_service_watch_limits(struct exec_service *svc, struct exec_service_run *run);
+/*
+ * Its cgroup watched on the service's inotify descriptor: cgroup.events
+ * (its end), and its limits, their hits in the agent's stream and metrics.
+ */
+void exec_service_watch_run(struct exec_service *svc, struct exec_service_run *run);
 
 #endif

@@ -100,7 +100,7 @@ int exec_service_open(struct exec_service *svc, const struct exec_socket_config 
 				     .layout = layout,
 				     .tree = tree,
 				     .sink = sink,
-				     .spawner = {.sock = -1, .handle = exec_spawn_supervise}};
+				     .spawner = {.sock = -1}};
 	for (size_t i = 0; i < EXEC_SERVICE_PENDING; i++)
 		svc->pending[i].fd = -1;
 	if (!config->path[0])
@@ -181,7 +181,8 @@ static int admit(struct exec_service *svc, struct exec_service_user *user, char 
  */
 static int check_child(int pidfd, const struct ucred *peer, pid_t *pid, char *err, size_t errlen)
 {
-	long values[2] = {0, 0};
+	static const char *const fields[] = {"PPid:", "Uid:"};
+	long values[2] = {0, 0}, status[2][2] = {{0, -1}, {0, -1}};
 	char path[64];
 	int ret;
 
@@ -193,14 +194,12 @@ static int check_child(int pidfd, const struct ucred *peer, pid_t *pid, char *er
 	}
 	*pid = (pid_t)values[0];
 	snprintf(path, sizeof(path), "/proc/%d/status", *pid);
-	if (read_proc_field(path, "PPid:", values) || values[0] != peer->pid) {
+	if (read_proc_fields(path, 2, fields, status) || status[0][0] != peer->pid) {
 		snprintf(err, errlen, "process %d is not a child of the caller (pid %d)", *pid,
 			 peer->pid);
 		return -EPERM;
 	}
-	values[1] = -1;
-	if (read_proc_field(path, "Uid:", values) || values[0] != (long)peer->uid ||
-	    values[1] != (long)peer->uid) {
+	if (status[1][0] != (long)peer->uid || status[1][1] != (long)peer->uid) {
 		snprintf(err, errlen, "process %d does not run as the caller's uid %u", *pid,
 			 (unsigned int)peer->uid);
 		return -EPERM;
@@ -447,8 +446,12 @@ void exec_service_free_run(struct exec_service_run *run)
 	free(run);
 }
 
-void exec_service_watch_limits(struct exec_service *svc, struct exec_service_run *run)
+void exec_service_watch_run(struct exec_service *svc, struct exec_service_run *run)
 {
+	char events[PATH_MAX + 16];
+
+	snprintf(events, sizeof(events), "%s/cgroup.events", run->core.cgroup.path);
+	run->events_wd = inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
 	limit_watch_open(&run->limits, run->core.cgroup.path,
 			 cgroup_relative_path(svc->layout, run->core.cgroup.path), run->uid,
 			 run->core.cgroup.limits.cpu_milli > 0, svc->inotify_fd);
@@ -650,12 +653,8 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	}
 	json_decref(req);
 	if (ret == 0) {
-		char events[PATH_MAX + 16];
-
 		user->runs++;
-		snprintf(events, sizeof(events), "%s/cgroup.events", run->core.cgroup.path);
-		run->events_wd = inotify_add_watch(svc->inotify_fd, events, IN_MODIFY);
-		exec_service_watch_limits(svc, run);
+		exec_service_watch_run(svc, run);
 		if (run->spawned)
 			start_spawned(svc, run, &spawn);
 		exec_spawn_free(&spawn);
@@ -918,17 +917,70 @@ bool exec_service_run_populated(const struct exec_service_run *run)
 	return read_proc_field(path, "populated", values) != 0 || values[0] != 0;
 }
 
-/* A run's cgroup files changed: its limits' hits reported; runs whose cgroup became empty end. */
-static void end_empty_runs(struct exec_service *svc)
+/* The watches named by the events on the service's inotify descriptor. */
+struct woken {
+	int wds[64];
+	size_t n;
+	bool all; /* more than wds holds, or the queue overflowed */
+};
+
+static void read_woken(int inotify_fd, struct woken *woken)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	ssize_t len;
 
-	while (read(svc->inotify_fd, buf, sizeof(buf)) > 0)
-		;
-	for (size_t i = 0; i < svc->n_runs; i++)
-		limit_watch_report(&svc->runs[i]->limits, svc->sink, &svc->limit_hits);
+	while ((len = read(inotify_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + len; p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)p;
+			if ((ev->mask & IN_Q_OVERFLOW) ||
+			    woken->n == sizeof(woken->wds) / sizeof(int))
+				woken->all = true;
+			else
+				woken->wds[woken->n++] = ev->wd;
+		}
+	}
+}
+
+static bool was_woken(const struct woken *woken, int wd)
+{
+	for (size_t i = 0; i < woken->n; i++) {
+		if (woken->wds[i] == wd)
+			return true;
+	}
+	return woken->all;
+}
+
+static bool limits_woken(const struct woken *woken, const struct limit_watch *limits)
+{
+	for (size_t i = 0; i < woken->n; i++) {
+		if (limit_watch_has(limits, woken->wds[i]))
+			return true;
+	}
+	return woken->all;
+}
+
+/*
+ * Runs' cgroup files changed: their limits' hits reported, and the runs
+ * whose cgroup became empty ended. Only the runs whose files the events
+ * name are read: sixteen runs at once are 32 wake-ups of the agent.
+ */
+static void end_empty_runs(struct exec_service *svc)
+{
+	struct woken woken = {.n = 0};
+
+	read_woken(svc->inotify_fd, &woken);
+	for (size_t i = 0; i < svc->n_runs; i++) {
+		struct limit_watch *limits = &svc->runs[i]->limits;
+
+		if (limits_woken(&woken, limits))
+			limit_watch_report(limits, svc->sink, &svc->limit_hits);
+	}
 	for (size_t i = svc->n_runs; i-- > 0;) {
-		if (svc->runs[i]->setup_fd < 0 && !exec_service_run_populated(svc->runs[i]))
+		const struct exec_service_run *run = svc->runs[i];
+
+		if (run->setup_fd < 0 && was_woken(&woken, run->events_wd) &&
+		    !exec_service_run_populated(run))
 			exec_service_end_run(svc, i);
 	}
 }

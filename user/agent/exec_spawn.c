@@ -132,7 +132,8 @@ static bool same_labels(pid_t pid, char *theirs, size_t size)
 static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer, char *err,
 			size_t errlen)
 {
-	long values[2] = {0, -1};
+	static const char *const fields[] = {"Uid:", "Seccomp:"};
+	long values[2] = {0, -1}, status[2][2] = {{0, -1}, {0, -1}};
 	char path[64], label[LABEL_MAX];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", spawn->pidfd);
@@ -142,14 +143,17 @@ static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer
 		return -EPERM;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/status", peer->pid);
-	values[1] = -1;
-	if (read_proc_field(path, "Uid:", values) || values[0] != (long)peer->uid ||
-	    values[1] != (long)peer->uid) {
+	if (read_proc_fields(path, 2, fields, status)) {
+		snprintf(err, errlen, "cannot read the uid and seccomp mode of the caller (pid %d)",
+			 peer->pid);
+		return -EPERM;
+	}
+	if (status[0][0] != (long)peer->uid || status[0][1] != (long)peer->uid) {
 		snprintf(err, errlen, "the caller does not run as its uid %u",
 			 (unsigned int)peer->uid);
 		return -EPERM;
 	}
-	if (read_proc_field(path, "Seccomp:", values) || values[0] != 0) {
+	if (status[1][0] != 0) {
 		snprintf(err, errlen,
 			 "--private-tmp: the caller runs under seccomp, which a command the "
 			 "agent starts would not");
@@ -443,9 +447,12 @@ static int become_caller(void *arg, void *report)
 		if (dup2(spawn->stdio_fds[i], i) < 0)
 			return -errno;
 	}
-	/* The agent ignores or handles signals its way; the command gets the defaults. */
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
+	/*
+	 * Of the supervisor's signals, only SIGPIPE is not at its default and
+	 * would stay so across exec (the spawner starts with every other at
+	 * its default, and handlers do not outlive exec).
+	 */
+	signal(SIGPIPE, SIG_DFL);
 	if (setresuid(spawn->uid, spawn->uid, spawn->uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return fail("cannot take the caller's identity");
 	/*
@@ -475,6 +482,18 @@ static void take_stdio(const struct exec_spawn *spawn)
 			close(null);
 	}
 	dup2(spawn->stdio_fds[2], STDERR_FILENO);
+}
+
+/*
+ * The caller's stdio, once the command has ended: whoever reads its output
+ * sees the end now, not after this process's exit, which unmaps its memory
+ * first (a caller waits for both its cgward exec and the end of output).
+ */
+static void drop_stdio(const struct exec_spawn *spawn)
+{
+	for (int i = 0; i < 3; i++)
+		close(spawn->stdio_fds[i]);
+	close(STDERR_FILENO);
 }
 
 /* {"op":"exit"} with the command's status, or why it never ran: the caller's to print. */
@@ -620,6 +639,7 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 	ret = spawn_release(&child);
 	if (waitpid(child.pid, &wstatus, 0) != child.pid)
 		_exit(1);
+	drop_stdio(spawn);
 	if (ret)
 		send_exit(spawn->exit_fd, "exec_error", json_integer(-ret));
 	else

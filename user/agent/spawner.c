@@ -1,21 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <jansson.h>
 
 #include "exec_message.h"
+#include "exit_codes.h"
 #include "spawner.h"
+
+/* The spawner's end of its socket, where the agent's exec puts it. */
+#define SPAWNER_FD 3
 
 /*
  * Until the agent's end closes (or the agent dies): each request forked
- * into a child that handles it. The agent ignores SIGCHLD, and so does the
- * spawner: the kernel reaps the children. The signals the agent blocks for
- * its signalfd stay blocked, for the supervisors as they were.
+ * into a child that handles it. The spawner ignores SIGCHLD: the kernel
+ * reaps the children. The signals the agent blocks for its signalfd stay
+ * blocked (the mask outlives exec), for the supervisors as they were.
  */
 static void __attribute__((noreturn)) serve(int sock, spawner_handler handle)
 {
@@ -41,6 +46,48 @@ static void __attribute__((noreturn)) serve(int sock, spawner_handler handle)
 	}
 }
 
+int spawner_main(spawner_handler handle)
+{
+	int type;
+	socklen_t len = sizeof(type);
+
+	if (getsockopt(SPAWNER_FD, SOL_SOCKET, SO_TYPE, &type, &len) || type != SOCK_SEQPACKET) {
+		fputs(SPAWNER_NAME ": started by cgward agent, not by hand\n", stderr);
+		return EXIT_USAGE;
+	}
+	fcntl(SPAWNER_FD, F_SETFD, FD_CLOEXEC);
+	prctl(PR_SET_NAME, SPAWNER_NAME);
+	/*
+	 * What the agent ignores, exec kept: every signal at its default again
+	 * but SIGCHLD, so that a supervisor has only its own to undo.
+	 */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, sig == SIGCHLD ? SIG_IGN : SIG_DFL);
+	/* The requests are JSON: jansson's hash seed read once here, not in each child. */
+	json_object_seed(0);
+	serve(SPAWNER_FD, handle);
+}
+
+/*
+ * In the agent's child: its socket at SPAWNER_FD, open across exec, and
+ * nothing else of the agent's but its stdio (its listeners above all).
+ * Only what is safe after a fork of a process with threads.
+ */
+static void __attribute__((noreturn)) exec_spawner(int sock)
+{
+	static const char failed[] = "cgward: agent: cannot start the spawner\n";
+	char *argv[] = {(char *)SPAWNER_NAME, NULL};
+	int ok = sock == SPAWNER_FD ? fcntl(sock, F_SETFD, 0) == 0
+				    : dup2(sock, SPAWNER_FD) == SPAWNER_FD;
+	ssize_t n;
+
+	if (ok && close_range(SPAWNER_FD + 1, ~0U, 0) == 0)
+		execv("/proc/self/exe", argv);
+	n = write(STDERR_FILENO, failed, sizeof(failed) - 1);
+	(void)n;
+	_exit(127);
+}
+
 static int start(struct spawner *sp)
 {
 	pid_t agent = getpid(), pid;
@@ -50,21 +97,10 @@ static int start(struct spawner *sp)
 		return -errno;
 	pid = fork();
 	if (pid == 0) {
-		close(pair[0]);
-		prctl(PR_SET_NAME, "cgward-spawner");
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* kept across exec: the binary is not set-id */
 		if (getppid() != agent)
 			_exit(0); /* the agent died before the line above */
-		/*
-		 * One thread from here on, in its children too: stderr's lock,
-		 * which another thread of the agent's may have held at the fork,
-		 * is not taken again.
-		 */
-		__fsetlocking(stderr, FSETLOCKING_BYCALLER);
-		/* Nothing of the agent's but its stdio: listeners above all. */
-		close_range(3, (unsigned int)pair[1] - 1, 0);
-		close_range((unsigned int)pair[1] + 1, ~0U, 0);
-		serve(pair[1], sp->handle);
+		exec_spawner(pair[1]);
 	}
 	if (pid < 0) {
 		int ret = -errno;

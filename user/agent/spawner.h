@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The agent's spawner: a process forked from the agent once, which forks
- * the supervisor of each run the agent spawns (exec_spawn.h) from itself.
- * A fork write-protects the forker's memory; forking per run, the agent
- * copied its own heap at its next writes, page by page (some 80 pages a
- * run, tens of us each under emulation). The spawner receives into one
- * buffer and writes nothing else, and the agent forks nothing per run.
+ * The agent's spawner: cgward itself, executed afresh by a child of the
+ * agent's once, which forks the supervisor of each run the agent spawns
+ * (exec_spawn.h) from itself. A fork write-protects the forker's memory;
+ * forking per run, the agent copied its own heap at its next writes, page
+ * by page (some 80 pages a run, tens of us each under emulation), and a
+ * supervisor forked from a copy of the agent copied as many of it. The
+ * spawner's own heap is small, and the agent forks nothing per run.
  */
 #ifndef CGWARD_SPAWNER_H
 #define CGWARD_SPAWNER_H
@@ -22,8 +23,17 @@ typedef void (*spawner_handler)(char *text, int *fds, size_t n_fds);
 struct spawner {
 	int sock;  /* the agent's end of the spawner's socket; -1 before it is started */
 	pid_t pid; /* the spawner's, while sock is open */
-	spawner_handler handle;
 };
+
+/* The spawner's argv[0], by which main() knows it, and its name in ps. */
+#define SPAWNER_NAME "cgward-spawner"
+
+/*
+ * The spawner's main(): serves the agent that executed it until the agent
+ * closes its end or dies; each request is handed to handle in a child.
+ * Returns (EXIT_USAGE) only when not started by an agent.
+ */
+int spawner_main(spawner_handler handle);
 
 /*
  * Sends one request, started on its own in a child of the spawner. The

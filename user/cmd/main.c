@@ -7,10 +7,12 @@
 #include "doctor.h"
 #include "events_cmd.h"
 #include "exec.h"
+#include "exec_spawn.h"
 #include "exit_codes.h"
 #include "gc_cmd.h"
 #include "plane_cmd.h"
 #include "policy_cmd.h"
+#include "spawner.h"
 #include "status_cmd.h"
 
 static const char usage[] =
@@ -48,6 +50,9 @@ static const struct command commands[] = {
 
 int main(int argc, char **argv)
 {
+	/* The agent's spawner, executed by the agent (spawner.h): no command of the user's. */
+	if (argc == 1 && strcmp(argv[0], SPAWNER_NAME) == 0)
+		return spawner_main(exec_spawn_supervise);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;

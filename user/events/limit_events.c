@@ -76,15 +76,23 @@ static int watch_own(struct limit_watch *w)
 	return 0;
 }
 
-/* The agent's descriptor: a watch on each .events file that exists. */
+/*
+ * The agent's descriptor: a watch on each .events file that exists. A file
+ * that does not is never read: a controller is the run's from its cgroup's
+ * making, or never (on each of its wake-ups, the agent reads every run's).
+ */
 static void watch_shared(struct limit_watch *w)
 {
 	char path[PATH_MAX + 32];
+	int watched = 0;
 
 	for (int i = 0; i < LIMIT_EVENT_FILES; i++) {
 		snprintf(path, sizeof(path), "%s/%s", w->dir, event_files[i]);
-		inotify_add_watch(w->notify_fd, path, IN_MODIFY);
+		w->wds[i] = inotify_add_watch(w->notify_fd, path, IN_MODIFY);
+		watched += w->wds[i] >= 0;
 	}
+	if (watched == 0)
+		w->notify_fd = -1;
 }
 
 int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup, long long uid,
@@ -93,6 +101,7 @@ int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup,
 	*w = (struct limit_watch){.notify_fd = inotify_fd,
 				  .owns_fd = inotify_fd < 0,
 				  .files = {-1, -1},
+				  .wds = {-1, -1},
 				  .uid = uid,
 				  .cpu_limited = cpu_limited};
 	json_init(&w->line);
@@ -109,11 +118,21 @@ int limit_watch_fd(const struct limit_watch *w)
 	return w->owns_fd ? w->notify_fd : -1;
 }
 
+bool limit_watch_has(const struct limit_watch *w, int wd)
+{
+	for (int i = 0; i < LIMIT_EVENT_FILES; i++) {
+		if (w->wds[i] >= 0 && w->wds[i] == wd)
+			return true;
+	}
+	return false;
+}
+
 /* A counter of one of the .events files, through its own descriptor if it has one. */
 static __u64 event_counter(const struct limit_watch *w, int file, const char *key)
 {
-	return w->files[file] >= 0 ? read_key_fd(w->files[file], key)
-				   : read_key(w->dir, event_files[file], key);
+	if (w->files[file] >= 0)
+		return read_key_fd(w->files[file], key);
+	return w->wds[file] >= 0 ? read_key(w->dir, event_files[file], key) : 0;
 }
 
 /* A line's first members: when, which limit, what happened, the kernel's count. */

@@ -40,11 +40,12 @@ struct limit_watch {
 	 * EPOLLPRI on each change (an inotify instance would cost its closer
 	 * an SRCU grace period once the cgroup is gone). Shared: the agent's
 	 * inotify descriptor, which has a watch on each. -1 when neither file
-	 * exists (no controller in the run's cgroup).
+	 * exists (no controller in the run's cgroup): nothing is read then.
 	 */
 	int notify_fd;
 	bool owns_fd;
 	int files[LIMIT_EVENT_FILES]; /* its own: the .events files, read with pread; -1 */
+	int wds[LIMIT_EVENT_FILES];   /* shared: their watches on the agent's descriptor; -1 */
 	char dir[PATH_MAX];	      /* the run's cgroup2 directory */
 	char cgroup[PATH_MAX];	      /* the same, as events name it */
 	long long uid;		      /* the run's owner, in the agent's lines; -1: none */
@@ -65,10 +66,14 @@ int limit_watch_open(struct limit_watch *w, const char *dir, const char *cgroup,
 /* Its own descriptor: readable when a watched counter may have changed; -1 when none. */
 int limit_watch_fd(const struct limit_watch *w);
 
+/* Shared: whether wd, of an event on the agent's descriptor, is one of its watches. */
+bool limit_watch_has(const struct limit_watch *w, int wd);
+
 /*
  * Reads the watched counters and writes a line to sink for each that grew
  * since the last report; the increases are added to *hits when hits is not
- * NULL. With a descriptor of its own, only when it says one changed.
+ * NULL. With a descriptor of its own, only when it says one changed; shared,
+ * when its caller saw one of its watches in an event (limit_watch_has).
  */
 void limit_watch_report(struct limit_watch *w, FILE *sink, struct limit_counts *hits);
 

@@ -109,6 +109,25 @@ void ring_reader_skip(struct ring_reader *ring)
 			 __ATOMIC_RELEASE);
 }
 
+int ring_reader_skip_unread(int fd)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long *consumer = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	unsigned long *producer = consumer == MAP_FAILED
+				      ? MAP_FAILED
+				      : mmap(NULL, page, PROT_READ, MAP_SHARED, fd, (off_t)page);
+	int ret = producer == MAP_FAILED ? -errno : 0;
+
+	if (ret == 0) {
+		__atomic_store_n(consumer, __atomic_load_n(producer, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+		munmap(producer, page);
+	}
+	if (consumer != MAP_FAILED)
+		munmap(consumer, page);
+	return ret;
+}
+
 void ring_reader_close(struct ring_reader *ring)
 {
 	if (ring->consumer_pos)

@@ -34,6 +34,13 @@ int ring_reader_consume(struct ring_reader *ring, ring_record_fn on_record, void
 /* Gives back every record the ring holds unread, as if consumed: a reused ring's old ones. */
 void ring_reader_skip(struct ring_reader *ring);
 
+/*
+ * The same for the ring of fd, not mapped: only its two position pages
+ * are, for the while (the whole ring is some 130 pages, each mapped and
+ * unmapped one by one). Returns 0 or negative errno.
+ */
+int ring_reader_skip_unread(int fd);
+
 void ring_reader_close(struct ring_reader *ring);
 
 #endif

@@ -40,24 +40,6 @@ static int start_ring_insert(struct run_core *core)
 	return ret;
 }
 
-/*
- * A parked ring's reader left nothing unread that was its own, but records
- * may have come after: gone before the new run's reader maps it, so that
- * neither root's reader nor an ordinary user's (given the ring by the agent)
- * sees them.
- */
-static int skip_old_records(int ring_fd)
-{
-	struct ring_reader ring;
-	int ret = ring_reader_open(&ring, ring_fd, CGWARD_EXEC_RING_SIZE);
-
-	if (ret)
-		return ret;
-	ring_reader_skip(&ring);
-	ring_reader_close(&ring);
-	return 0;
-}
-
 int run_core_claim(struct run_core *core, const char *plane_dir)
 {
 	int lock = plane_lock_claims(plane_dir);
@@ -69,8 +51,14 @@ int run_core_claim(struct run_core *core, const char *plane_dir)
 		close(lock);
 	if (ret)
 		return ret;
+	/*
+	 * A parked ring's reader left nothing unread that was its own, but
+	 * records may have come after: gone before the new run's reader maps
+	 * it, so that neither root's reader nor an ordinary user's (given the
+	 * ring by the agent) sees them.
+	 */
 	if (core->ring_fd >= 0)
-		return skip_old_records(core->ring_fd);
+		return ring_reader_skip_unread(core->ring_fd);
 	/* No name: libbpf would load a probe program to learn whether names are supported. */
 	core->ring_fd =
 	    bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, CGWARD_EXEC_RING_SIZE, NULL);

@@ -263,7 +263,12 @@ const struct root_spec *root_above(const struct root_spec *dir, const struct roo
 	__u32 dev = dir->dev;
 	__u64 ino = dir->ino;
 	int fd = dir->fd;
+	size_t i;
 
+	for (i = 0; i < n && roots[i].access != access; i++)
+		;
+	if (i == n)
+		return NULL; /* none to find: no walk (most runs hide nothing) */
 	for (int depth = 0; depth < CGWARD_MAX_DEPTH && !found; depth++) {
 		int parent = open_parent(dir, fd);
 		struct stat st;

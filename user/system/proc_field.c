@@ -5,22 +5,31 @@
 
 #include "proc_field.h"
 
-int read_proc_field(const char *path, const char *field, long values[2])
+int read_proc_fields(const char *path, size_t n, const char *const *fields, long (*values)[2])
 {
+	unsigned long long missing = n < 64 ? (1ULL << n) - 1 : ~0ULL;
 	char line[256];
-	size_t len = strlen(field);
-	FILE *f = fopen(path, "r");
-	int ret = -ENOENT;
+	FILE *f;
 
+	if (n == 0 || n > 64)
+		return -EINVAL;
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, field, len) == 0 &&
-		    sscanf(line + len, "%ld %ld", &values[0], &values[1]) >= 1) {
-			ret = 0;
-			break;
+	while (missing && fgets(line, sizeof(line), f)) {
+		for (size_t i = 0; i < n; i++) {
+			size_t len = strlen(fields[i]);
+
+			if ((missing & (1ULL << i)) && strncmp(line, fields[i], len) == 0 &&
+			    sscanf(line + len, "%ld %ld", &values[i][0], &values[i][1]) >= 1)
+				missing &= ~(1ULL << i);
 		}
 	}
 	fclose(f);
-	return ret;
+	return missing ? -ENOENT : 0;
+}
+
+int read_proc_field(const char *path, const char *field, long values[2])
+{
+	return read_proc_fields(path, 1, &field, (long(*)[2])values);
 }
