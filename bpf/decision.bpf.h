@@ -379,10 +379,12 @@ decided:
  * memory comes back without one), so the fast walk and the general walk
  * after it may only allow: any other verdict comes from the general walk
  * from the target, which looks every directory up. Without fast, the
- * general walk alone: the target's dentry need not be typed then.
+ * general walk alone: the target's dentry need not be typed then, and
+ * mnt_root (the root of its mount, for the fast walk) is not used.
  */
 static __always_inline void walk_to_root(__u32 policy_id, const struct write_target *target,
-					 bool fast, struct walk_result *result)
+					 bool fast, struct dentry *mnt_root,
+					 struct walk_result *result)
 {
 	const struct walk_state start = {
 	    .pos = {.dentry = (__u64)target->dentry, .mnt = walk_mount(target->mnt)},
@@ -392,12 +394,10 @@ static __always_inline void walk_to_root(__u32 policy_id, const struct write_tar
 	    .result = {.reason = CGWARD_REASON_TOO_DEEP, .policy_id = policy_id},
 	};
 	struct walk_state state = start;
-	struct vfsmount *mnt = target->mnt;
 	int walked;
 
 	if (fast) {
-		walked =
-		    walk_fast(&state, target->dentry, mnt ? BPF_CORE_READ(mnt, mnt_root) : NULL);
+		walked = walk_fast(&state, target->dentry, mnt_root);
 		if (walked == WALK_ON)
 			walk_path_on(&state);
 		if (walked != WALK_GENERAL && !state.result.reason) {
@@ -420,9 +420,12 @@ static __always_inline void walk_to_root(__u32 policy_id, const struct write_tar
 static __always_inline void walk_request(__u32 policy_id, const struct write_request *request,
 					 bool fast, struct walk_result *result)
 {
-	walk_to_root(policy_id, &request->path, fast, result);
+	struct vfsmount *mnt = request->path.mnt;
+
+	walk_to_root(policy_id, &request->path, fast,
+		     fast && mnt ? BPF_CORE_READ(mnt, mnt_root) : NULL, result);
 	if (!result->reason && request->target.dentry)
-		walk_to_root(policy_id, &request->target, false, result);
+		walk_to_root(policy_id, &request->target, false, NULL, result);
 }
 
 /* Writes the path of target into scratch->reversed, leaf first from the end; returns its start. */
@@ -787,13 +790,15 @@ static __always_inline bool internal_mount(struct vfsmount *vfsmnt)
 /*
  * A read's verdict under one policy: the nearest entry above decides
  * (hidden denies, any other root allows); reaching the top denies only
- * where the policy confines reads (confined). fast: as walk_to_root's.
+ * where the policy confines reads (confined). fast, mnt_root: as
+ * walk_to_root's.
  */
 static __always_inline void walk_read(__u32 policy_id, const struct write_target *path,
-				      bool confined, bool fast, struct walk_result *result)
+				      bool confined, bool fast, struct dentry *mnt_root,
+				      struct walk_result *result)
 {
 	result->policy_id = policy_id;
-	walk_to_root(policy_id, path, fast, result);
+	walk_to_root(policy_id, path, fast, mnt_root, result);
 	if (result->reason == CGWARD_REASON_OUTSIDE_ROOTS && !confined)
 		result->reason = 0;
 }
@@ -803,9 +808,15 @@ static __always_inline void walk_read(__u32 policy_id, const struct write_target
  * policy with CGWARD_POLICY_JUDGE_READS: under the policy, then under the
  * mandatory one. The fast walk serves a policy that confines reads, whose
  * reads end at a root; one that only hides paths walks to the top anyway.
+ * mnt_root: the root of the path's mount, loaded typed by the hook (a
+ * helper call less than reading it through the request: reads are many).
+ * An internal mount is asked about first: overlayfs opens its layers'
+ * files there (with backing files, on newer kernels, for every read of an
+ * overlay file), and a walk from one would cost as much again.
  */
 static __always_inline int decide_read_for(const struct cgward_cgroup_policy *policy,
-					   __u64 cgroup_id, const struct write_request *request)
+					   __u64 cgroup_id, const struct write_request *request,
+					   struct dentry *mnt_root)
 {
 	struct walk_result result = {};
 	bool confined = policy->flags & CGWARD_POLICY_READ_ROOTS;
@@ -813,10 +824,10 @@ static __always_inline int decide_read_for(const struct cgward_cgroup_policy *po
 	if (internal_mount(request->path.mnt) ||
 	    own_namespace_fs(policy, request->path.dentry->d_sb))
 		return 0;
-	walk_read(policy->policy_id, &request->path, confined, confined, &result);
+	walk_read(policy->policy_id, &request->path, confined, confined, mnt_root, &result);
 	if (!result.reason && policy->mandatory_id)
 		walk_read(policy->mandatory_id, &request->path,
-			  policy->flags & CGWARD_POLICY_MANDATORY_READ_ROOTS, false, &result);
+			  policy->flags & CGWARD_POLICY_MANDATORY_READ_ROOTS, false, NULL, &result);
 	if (!result.reason)
 		return 0;
 	report(policy, cgroup_id, request, &result);

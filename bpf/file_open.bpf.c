@@ -70,7 +70,7 @@ static __noinline int decide_read_open(struct file *file)
 	request.path.dentry = file->f_path.dentry;
 	request.path.mnt = file->f_path.mnt;
 	request.path.flags = TARGET_READ;
-	return decide_read_for(policy, cgroup_id, &request);
+	return decide_read_for(policy, cgroup_id, &request, file->f_path.mnt->mnt_root);
 }
 
 /*
