@@ -627,6 +627,36 @@ test_exec_user_private_tmp_spawner_killed_starts_another() {
 	wait_no_runs
 }
 
+# The agent as its systemd unit runs it (deploy/systemd/cgward.service.in):
+# root with only the unit's capabilities (bounding, inheritable and ambient
+# sets) and no new privileges. An ordinary user's runs work, a private-tmp
+# one (the Python client's default) too: its supervisor joins the caller's
+# namespaces and takes the caller's identity with these capabilities alone.
+test_exec_user_agent_with_the_units_capabilities_serves_private_tmp() {
+	local caps list err eff
+	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$INTEGRATION/../../deploy/systemd/cgward.service.in")
+	[ -n "$caps" ] || fail "no CapabilityBoundingSet= in the unit"
+	list=$(for c in $caps; do c=${c#CAP_}; printf '+%s,' "${c,,}"; done)
+	list=-all,${list%,}
+	USER_AGENT_WRAP=(setpriv "--bounding-set=$list" "--inh-caps=$list" "--ambient-caps=$list"
+		--no-new-privs --)
+	user_dirs
+	user_agent_start
+	# Not root's full set: no CAP_SYS_MODULE (16), which the unit leaves out.
+	eff=$((16#$(sed -n 's/^CapEff:\t//p' "/proc/$AGENT_PID/status")))
+	(((eff & (1 << 16)) == 0)) || fail "the agent runs with CAP_SYS_MODULE: not the unit's set"
+	err=$(cd "$UW" && "${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- \
+		sh -c "echo z >/tmp/z && cat /tmp/z >tmp-read && echo x >$UO/out" 2>&1) &&
+		fail "the write outside succeeded"
+	[ -e "$UW/tmp-read" ] || fail "the private-tmp run failed: $err"
+	expect_content "$UW/tmp-read" z
+	expect_absent "$UO/out"
+	err=$(cd "$UW" && "${AS_USER[@]}" "$CGWARD" exec --root "$UW" -- sh -c "echo y >moved" 2>&1) ||
+		fail "a run without private tmp failed: $err"
+	expect_content "$UW/moved" y
+	wait_no_runs
+}
+
 # The agent restarted mid-run: its supervisor still tells the client the status.
 test_exec_user_private_tmp_agent_restart_keeps_the_status() {
 	local client status=0
