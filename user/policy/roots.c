@@ -236,6 +236,16 @@ static const struct root_spec *find_root(const struct root_spec *roots, size_t n
 	return NULL;
 }
 
+/* Whether roots[0..n) hold one with access. */
+static bool any_access(const struct root_spec *roots, size_t n, __u32 access)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (roots[i].access == access)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The directory above root: '..' of a directory; a file's by its path, whose
  * last component is no symbolic link (root_resolve).
@@ -263,11 +273,8 @@ const struct root_spec *root_above(const struct root_spec *dir, const struct roo
 	__u32 dev = dir->dev;
 	__u64 ino = dir->ino;
 	int fd = dir->fd;
-	size_t i;
 
-	for (i = 0; i < n && roots[i].access != access; i++)
-		;
-	if (i == n)
+	if (!any_access(roots, n, access))
 		return NULL; /* none to find: no walk (most runs hide nothing) */
 	for (int depth = 0; depth < CGWARD_MAX_DEPTH && !found; depth++) {
 		int parent = open_parent(dir, fd);
