@@ -11,8 +11,8 @@
  * A mapping of the ring, left out of every child forked: none reads it, and
  * the kernel maps a ring page by page (VM_MIXEDMAP), so a fork would copy
  * a page table entry for each (the agent's 4 MB ring, mapped twice: 2,049),
- * and the child's exec or exit would drop them again. The agent forks a
- * supervisor for each spawned run.
+ * and the child's exec or exit would drop them again. The agent forks its
+ * spawner with its ring mapped, a run as root its command with the run's.
  */
 static void *map_ring(int fd, size_t size, int prot, off_t offset)
 {
@@ -119,8 +119,8 @@ int ring_reader_skip_unread(int fd)
 	int ret = producer == MAP_FAILED ? -errno : 0;
 
 	if (ret == 0) {
-		__atomic_store_n(consumer, __atomic_load_n(producer, __ATOMIC_ACQUIRE),
-				 __ATOMIC_RELEASE);
+		ring_reader_skip(
+		    &(struct ring_reader){.consumer_pos = consumer, .producer_pos = producer});
 		munmap(producer, page);
 	}
 	if (consumer != MAP_FAILED)
