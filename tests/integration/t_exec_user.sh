@@ -646,10 +646,13 @@ test_exec_user_agent_with_the_units_capabilities_serves_private_tmp() {
 	eff=$((16#$(sed -n 's/^CapEff:\t//p' "/proc/$AGENT_PID/status")))
 	(((eff & (1 << 16)) == 0)) || fail "the agent runs with CAP_SYS_MODULE: not the unit's set"
 	err=$(cd "$UW" && "${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- \
-		sh -c "echo z >/tmp/z && cat /tmp/z >tmp-read && echo x >$UO/out" 2>&1) &&
+		sh -c "grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status >caps
+			echo z >/tmp/z && cat /tmp/z >tmp-read && echo x >$UO/out" 2>&1) &&
 		fail "the write outside succeeded"
 	[ -e "$UW/tmp-read" ] || fail "the private-tmp run failed: $err"
 	expect_content "$UW/tmp-read" z
+	# None of the agent's capabilities, the inheritable ones its unit sets included.
+	expect_content "$UW/caps" "$(printf 'Cap%s:\t0000000000000000\n' Inh Prm Eff Amb)"
 	expect_absent "$UO/out"
 	err=$(cd "$UW" && "${AS_USER[@]}" "$CGWARD" exec --root "$UW" -- sh -c "echo y >moved" 2>&1) ||
 		fail "a run without private tmp failed: $err"

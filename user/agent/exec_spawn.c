@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/ioprio.h>
 #include <linux/keyctl.h>
 
@@ -432,6 +433,19 @@ static int take_caller_ids(const struct exec_spawn *spawn)
 }
 
 /*
+ * Every capability set empty, the inheritable one too, which the uid
+ * change leaves: a unit's AmbientCapabilities= puts the agent's there.
+ * Inert under no new privileges, but no child of the caller's has them.
+ */
+static int clear_capabilities(void)
+{
+	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {{0}};
+
+	return syscall(SYS_capset, &header, none) ? -1 : 0;
+}
+
+/*
  * In the command's process, in the run's cgroup, before its gate: the
  * caller's stdio (so that what fails from here is said to the caller), the
  * caller's uid alone, no way to gain more (setuid files, file
@@ -453,7 +467,8 @@ static int become_caller(void *arg, void *report)
 	 * its default, and handlers do not outlive exec).
 	 */
 	signal(SIGPIPE, SIG_DFL);
-	if (setresuid(spawn->uid, spawn->uid, spawn->uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+	if (setresuid(spawn->uid, spawn->uid, spawn->uid) || clear_capabilities() ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return fail("cannot take the caller's identity");
 	/*
 	 * A session keyring of its own, the caller's: the agent's, inherited,
