@@ -676,6 +676,22 @@ test_exec_user_private_tmp_agent_restart_keeps_the_status() {
 	wait_no_runs
 }
 
+# The user runs CMD... under an allow-all seccomp filter, installed by hand.
+as_user_under_seccomp() {
+	as_user python3 - "$@" <<'PY'
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+allow = struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000)  # BPF_RET|BPF_K SECCOMP_RET_ALLOW
+code = ctypes.create_string_buffer(allow)
+prog = struct.pack("HxxxxxxQ", 1, ctypes.addressof(code))
+prog_buf = ctypes.create_string_buffer(prog)
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.addressof(prog_buf), 0, 0) == 0  # PR_SET_SECCOMP, FILTER
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
+}
+
 # A caller confined in a way the agent could not give its command (a user
 # namespace, a seccomp filter) is refused: nothing runs.
 test_exec_user_private_tmp_refuses_a_confined_caller() {
@@ -689,26 +705,66 @@ test_exec_user_private_tmp_refuses_a_confined_caller() {
 		touch "$UW/ran" 2>&1) || status=$?
 	[ "$status" -eq 125 ] || fail "in a user namespace: exited $status, want 125: $err"
 	[[ "$err" == *"the caller is in another user or pid namespace"* ]] || fail "stderr: $err"
-	# An allow-all seccomp filter, installed by hand: still one the command would lack.
+	# An allow-all seccomp filter: still one the command would lack.
 	status=0
-	err=$(as_user python3 - "$CGWARD" "$UW" 2>&1 <<'PY'
-import ctypes, os, struct, sys
-libc = ctypes.CDLL(None, use_errno=True)
-libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
-allow = struct.pack("HBBI", 0x06, 0, 0, 0x7FFF0000)  # BPF_RET|BPF_K SECCOMP_RET_ALLOW
-code = ctypes.create_string_buffer(allow)
-prog = struct.pack("HxxxxxxQ", 1, ctypes.addressof(code))
-prog_buf = ctypes.create_string_buffer(prog)
-assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
-assert libc.prctl(22, 2, ctypes.addressof(prog_buf), 0, 0) == 0  # PR_SET_SECCOMP, FILTER
-cgward, root = sys.argv[1], sys.argv[2]
-os.execv(cgward, [cgward, "exec", "--root", root, "--private-tmp", "--", "touch", root + "/ran"])
-PY
-	) || status=$?
+	err=$(as_user_under_seccomp "$CGWARD" exec --root "$UW" --private-tmp -- touch "$UW/ran" \
+		2>&1) || status=$?
 	[ "$status" -eq 125 ] || fail "under seccomp: exited $status, want 125: $err"
 	[[ "$err" == *"the caller runs under seccomp"* ]] || fail "stderr: $err"
 	expect_absent "$UW/ran"
 	wait_line "$AEV" '"result":"refused"' 2
+	wait_no_runs
+}
+
+# --spawn: the agent starts the command as the caller, as for --private-tmp,
+# but with the host's /tmp; the command is no child of the caller's (a
+# session of its own), and no migration into the cgroup.
+test_exec_user_spawn_runs_as_the_caller_with_the_hosts_tmp() {
+	local err status=0 caller_sid
+	user_dirs
+	user_agent_start
+	echo host >"$T/host-file"
+	chmod 0644 "$T/host-file"
+	caller_sid=$(cut -d' ' -f6 /proc/$$/stat)
+	err=$(cd "$UW" && echo piped | as_user "$CGWARD" exec --root "$UW" --spawn -- sh -c "
+		cat $T/host-file >host; id -u >uid; pwd >cwd; cat >stdin
+		cut -d' ' -f6 /proc/self/stat >sid; echo out >$UO/out; exit 7" 2>&1) || status=$?
+	[ "$status" -eq 7 ] || fail "exited $status, want 7; stderr: $err"
+	expect_content "$UW/host" host
+	expect_content "$UW/uid" $USER_UID
+	expect_content "$UW/cwd" "$UW"
+	expect_content "$UW/stdin" piped
+	[ "$(cat "$UW/sid")" != "$caller_sid" ] ||
+		fail "the command is in the caller's session $caller_sid: it was not spawned"
+	expect_absent "$UO/out"
+	expect_user_deny "$err" "$UO/out"
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"ok\" and .spawned == true
+		and .private_tmp == null and .pid == null)" "$AEV" >/dev/null ||
+		fail "agent events: $(cat "$AEV")"
+	wait_no_runs
+	wait_run_roots_removed
+}
+
+# --spawn for a caller under seccomp, which the command the agent started
+# would lack: the caller's own child runs instead, moved in, the filter kept.
+test_exec_user_spawn_under_seccomp_confines_the_callers_child() {
+	local err status=0
+	user_dirs
+	user_agent_start
+	err=$(cd "$UW" && as_user_under_seccomp "$CGWARD" exec --root "$UW" --spawn -- sh -c "
+		grep Seccomp: /proc/self/status >seccomp; echo out >$UO/out; exit 5" 2>&1) ||
+		status=$?
+	[ "$status" -eq 5 ] || fail "exited $status, want 5; stderr: $err"
+	expect_content "$UW/seccomp" "$(printf 'Seccomp:\t2')"
+	expect_absent "$UO/out"
+	expect_user_deny "$err" "$UO/out"
+	[[ "$err" != *"refused"* ]] || fail "the fallback is the caller's own business: $err"
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"refused\" and .spawned == true
+		and (.error | contains(\"seccomp\")))" "$AEV" >/dev/null ||
+		fail "no refused spawn in the agent events: $(cat "$AEV")"
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"ok\" and .pid != null
+		and .spawned == null)" "$AEV" >/dev/null ||
+		fail "no child moved in, in the agent events: $(cat "$AEV")"
 	wait_no_runs
 }
 

@@ -49,7 +49,8 @@ static struct sample *sample_new(void)
 				       .exit_fd = 15,
 				       .argv = argv,
 				       .env = env,
-				       .umask = 022};
+				       .umask = 022,
+				       .private_tmp = false}; /* --spawn */
 	/* root_tags absent, as in a plane pinned by a build before tags. */
 	s->maps = (struct policy_maps){.cgroup_policy_fd = 20,
 				       .write_roots_fd = 21,
@@ -146,6 +147,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(req->spawn.n_groups, 2);
 	assert_int_equal(req->spawn.groups[1], 27);
 	assert_int_equal(req->spawn.umask, 022);
+	assert_false(req->spawn.private_tmp);
 	assert_int_equal(req->spawn.pidfd, 10);
 	assert_int_equal(req->spawn.cwd_fd, 11);
 	assert_memory_equal(req->spawn.stdio_fds, s->spawn.stdio_fds, sizeof(s->spawn.stdio_fds));

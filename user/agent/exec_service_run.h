@@ -25,7 +25,8 @@ struct exec_service_run {
 	struct run_core core;	   /* its policy, ring and cgroup */
 	int events_wd;		   /* inotify watch of cgroup.events; -1 before */
 	struct exec_roots given;   /* the roots and nodes from the caller's descriptors */
-	bool spawned;		   /* the agent's own command (exec_spawn.h): private roots too */
+	bool spawned;		   /* the agent's own command (exec_spawn.h) */
+	bool private_tmp;	   /* spawned with private directories, its supervisor's roots */
 	int setup_fd;		   /* spawned: open until its command is in the cgroup; -1 */
 	struct limit_watch limits; /* its own limits hit: on the service's inotify descriptor */
 	struct limit_final final;  /* read at its end, for its caller's answer */

@@ -412,6 +412,8 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	if (pid > 0)
 		json_object_set_new(line, "pid", json_integer(pid));
 	if (run && run->spawned)
+		json_object_set_new(line, "spawned", json_true());
+	if (run && run->private_tmp)
 		json_object_set_new(line, "private_tmp", json_true());
 	if (argv0)
 		json_object_set_new(line, "command", json_string(argv0));
@@ -486,7 +488,12 @@ int exec_service_add_run(struct exec_service *svc, struct exec_service_run *run)
 	return 0;
 }
 
-static void reply(int fd, const char *error, const struct exec_service_run *run,
+/*
+ * The run's cgroup and ring buffer, or why not: caller_starts, a --spawn
+ * the agent cannot make the caller's, asks the caller to start its own
+ * child and ask again.
+ */
+static void reply(int fd, const char *error, bool caller_starts, const struct exec_service_run *run,
 		  const struct exec_service *svc)
 {
 	json_t *msg = json_object();
@@ -494,6 +501,8 @@ static void reply(int fd, const char *error, const struct exec_service_run *run,
 
 	if (error) {
 		json_object_set_new(msg, "error", json_string(error));
+		if (caller_starts)
+			json_object_set_new(msg, "caller_starts", json_true());
 	} else {
 		json_object_set_new(
 		    msg, "cgroup",
@@ -596,7 +605,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	char err[PATH_MAX + 256] = "";
 	struct run_ask ask = {0};
 	pid_t pid = 0;
-	bool oom;
+	bool oom, caller_starts = false;
 	struct exec_spawn spawn = {
 	    .pidfd = -1, .cwd_fd = -1, .stdio_fds = {-1, -1, -1}, .exit_fd = -1};
 	int ret = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) ? -errno : 0;
@@ -630,10 +639,11 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		run->uid = peer.uid;
 		ask.gid = peer.gid;
 		run->spawned = exec_spawn_requested(req);
-		/* Its supervisor adds the private directories: every root goes at the end. */
-		run->core.roots_elsewhere = run->spawned;
 		if (run->spawned)
 			ret = exec_spawn_read(req, fds, n_fds, fd, &peer, &spawn, err, sizeof(err));
+		/* Its supervisor adds the private directories: every root goes at the end. */
+		run->private_tmp = run->core.roots_elsewhere = run->spawned && spawn.private_tmp;
+		caller_starts = ret == -EOPNOTSUPP && !run->private_tmp;
 	}
 	if (ret == 0)
 		ret = read_request(req, fds, n_fds, run, &ask, err, sizeof(err));
@@ -646,7 +656,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 	if (ret == 0)
 		ret = exec_service_add_run(svc, run);
 	log_request(svc, &peer, pid, argv0, run, ret ? err : NULL);
-	reply(fd, ret ? err : NULL, run, svc);
+	reply(fd, ret ? err : NULL, caller_starts, run, svc);
 	for (size_t i = 0; i < n_fds; i++) {
 		if (fds[i] >= 0)
 			close(fds[i]); /* the pidfd, and those of a request refused early */
@@ -872,7 +882,7 @@ static void serve_end_again(struct exec_service *svc, int fd, const char *cgroup
 			return;
 		}
 	}
-	reply(fd, "no such run of this user", NULL, svc);
+	reply(fd, "no such run of this user", false, NULL, svc);
 	close(fd);
 }
 

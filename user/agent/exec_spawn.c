@@ -128,7 +128,7 @@ static bool same_labels(pid_t pid, char *theirs, size_t size)
  * The pidfd is the peer itself (alive: it waits for the answer), and runs
  * as the peer's uid. A caller in another user or pid namespace, under a
  * seccomp filter or an LSM label of its own, is confined in a way the
- * command would not be: refused.
+ * command would not be: refused, -EOPNOTSUPP (its own child can be).
  */
 static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer, char *err,
 			size_t errlen)
@@ -156,22 +156,21 @@ static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer
 	}
 	if (status[1][0] != 0) {
 		snprintf(err, errlen,
-			 "--private-tmp: the caller runs under seccomp, which a command the "
-			 "agent starts would not");
-		return -EPERM;
+			 "the caller runs under seccomp, which a command the agent starts "
+			 "would not");
+		return -EOPNOTSUPP;
 	}
 	if (!same_labels(peer->pid, label, sizeof(label))) {
 		snprintf(err, errlen,
-			 "--private-tmp: the caller runs under the security label \"%.200s\", "
+			 "the caller runs under the security label \"%.200s\", "
 			 "which a command the agent starts would not",
 			 label);
-		return -EPERM;
+		return -EOPNOTSUPP;
 	}
 	if (!same_namespace(peer->pid, "user") || !same_namespace(peer->pid, "pid")) {
 		snprintf(err, errlen,
-			 "--private-tmp: the caller is in another user or pid namespace than the "
-			 "agent");
-		return -EPERM;
+			 "the caller is in another user or pid namespace than the agent");
+		return -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -200,6 +199,7 @@ int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const stru
 {
 	json_t *kinds = json_object_get(req, "fds");
 	json_int_t mask = json_integer_value(json_object_get(req, "umask"));
+	json_t *private_tmp = json_object_get(req, "private_tmp");
 	struct stat cwd;
 	int ret;
 
@@ -226,11 +226,14 @@ int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const stru
 		fds[i] = -1;
 	spawn->argv = spawn_request_strings(json_object_get(req, "argv"), false);
 	spawn->env = spawn_request_strings(json_object_get(req, "env"), true);
-	if (!spawn->argv || !spawn->env || mask < 0 || mask > 0777) {
+	if (!spawn->argv || !spawn->env || mask < 0 || mask > 0777 ||
+	    (private_tmp && !json_is_boolean(private_tmp))) {
 		snprintf(err, errlen, "malformed request");
 		return -EINVAL;
 	}
 	spawn->umask = (unsigned int)mask;
+	/* An older cgward spawned only for --private-tmp, and did not say so. */
+	spawn->private_tmp = !private_tmp || json_is_true(private_tmp);
 	if (fstat(spawn->cwd_fd, &cwd) || !S_ISDIR(cwd.st_mode)) {
 		snprintf(err, errlen, "the cwd descriptor is not a directory");
 		return -ENOTDIR;
@@ -372,10 +375,10 @@ static int take_caller_limits(pid_t pid)
 
 /*
  * In the supervisor, root and outside the run's cgroup, what the boundary
- * would refuse inside it: the caller's namespaces, a private /tmp, the
- * caller's cwd and limits (the command inherits them all). The caller's
- * root must be its mount namespace's: a chroot the command would escape is
- * refused.
+ * would refuse inside it: the caller's namespaces, a private /tmp (when
+ * asked), the caller's cwd and limits (the command inherits them all). The
+ * caller's root must be its mount namespace's: a chroot the command would
+ * escape is refused.
  */
 static int enter_caller(const struct exec_spawn *spawn, const struct private_tmp_setup *setup,
 			struct private_tmp_report *report)
@@ -392,14 +395,14 @@ static int enter_caller(const struct exec_spawn *spawn, const struct private_tmp
 	if (stat("/", &ns_root))
 		return fail("/");
 	if (ns_root.st_dev != caller_root.st_dev || ns_root.st_ino != caller_root.st_ino) {
-		fprintf(stderr, "cgward: exec: --private-tmp: the caller runs chrooted, which a "
-				"command the agent starts would not\n");
+		fprintf(stderr, "cgward: exec: the caller runs chrooted, which a command the "
+				"agent starts would not\n");
 		return -EPERM;
 	}
 	/* Before the new namespace: it takes the cwd along, as cgward exec's own child's. */
 	if (fchdir(spawn->cwd_fd))
 		return fail("the caller's cwd");
-	ret = private_tmp_enter((void *)setup, report);
+	ret = spawn->private_tmp ? private_tmp_enter((void *)setup, report) : 0;
 	if (ret == 0)
 		ret = take_caller_limits(spawn->caller_pid);
 	if (ret == 0)
@@ -578,7 +581,7 @@ static int move_into_cgroup(const struct run_cgroup *run_cg, const struct spawne
 
 /*
  * Until the command is started: the run's cgroup, the caller's namespaces,
- * the private directories as write roots (while root: bpf() may need it),
+ * any private directories as write roots (while root: bpf() may need it),
  * the caller's identity, and the command cloned into the cgroup at its gate.
  */
 static int start_command(const struct exec_spawn *spawn, const struct exec_spawn_run *run,
@@ -598,7 +601,7 @@ static int start_command(const struct exec_spawn *spawn, const struct exec_spawn
 	}
 	sigemptyset(&none);
 	ret = enter_caller(spawn, &setup, report);
-	if (ret == 0)
+	if (ret == 0 && spawn->private_tmp)
 		ret = run_core_put_private_tmp(run->core, report, err, errlen);
 	if (ret == 0)
 		ret = take_caller_ids(spawn);
@@ -644,7 +647,7 @@ supervise(const struct exec_spawn *spawn, const struct exec_spawn_run *run, int 
 		ret = start_command(spawn, run, &run_cg, &report, &child, err, sizeof(err));
 	else
 		snprintf(err, sizeof(err), "cannot open the run's cgroup: %s", strerror(-ret));
-	if (ret == 0)
+	if (ret == 0 && spawn->private_tmp)
 		report_private_tmp(setup_fd, &report);
 	close(setup_fd); /* the command is in the run's cgroup, or will never be */
 	if (ret) {

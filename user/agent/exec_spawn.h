@@ -2,10 +2,12 @@
 /*
  * Runs the agent starts itself for cgward exec --private-tmp (exec_message.h):
  * no API puts another process into a mount namespace, so the command is the
- * agent's, made the caller's in every other way. A supervisor, forked by
- * the agent's spawner (spawner.h) and root, joins the caller's namespaces,
- * makes its own /tmp, /var/tmp and /dev/shm (private_tmp.h), installs them
- * as write roots, takes the caller's cwd, rlimits and identity, and clones
+ * agent's, made the caller's in every other way; and for --spawn, which
+ * spares the run the cgroup migration of the caller's child (an RCU grace
+ * period). A supervisor, forked by the agent's spawner (spawner.h) and
+ * root, joins the caller's namespaces, with --private-tmp makes its own
+ * /tmp, /var/tmp and /dev/shm (private_tmp.h) and installs them as write
+ * roots, takes the caller's cwd, rlimits and identity, and clones
  * the command straight into the run's cgroup (bound already) at a gate; the
  * command takes the caller's stdio and environment, drops the last of root,
  * and runs. The supervisor waits for it and sends {"op":"exit"} on a socket
@@ -32,11 +34,12 @@ bool exec_spawn_requested(json_t *req);
 
 /*
  * Takes the pidfd, cwd, stdio and exit socket (fds[0..EXEC_SPAWN_FDS], each
- * set to -1), argv, env and umask from req, the caller's groups from its
- * connection, then checks that the pidfd is the
- * caller (peer) itself, in the agent's user and pid namespaces and without
- * seccomp filters: a confinement the agent could not give the command.
- * Returns 0 or negative errno, the reason in err.
+ * set to -1), argv, env, umask and private_tmp from req, the caller's groups
+ * from its connection, then checks that the pidfd is the caller (peer)
+ * itself, in the agent's user and pid namespaces, without seccomp filters
+ * and under the agent's LSM labels. Returns 0 or negative errno, the reason
+ * in err: -EOPNOTSUPP for a confinement the agent could not give the
+ * command, which the caller's own child would keep.
  */
 int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const struct ucred *peer,
 		    struct exec_spawn *spawn, char *err, size_t errlen);

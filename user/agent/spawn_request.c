@@ -95,13 +95,13 @@ char *spawn_request_encode(const struct exec_spawn *spawn, const struct exec_spa
 	}
 	for (size_t i = 0; i < spawn->n_groups; i++)
 		groups = append(groups, json_integer(spawn->groups[i]));
-	msg = json_pack("{s:I,s:I,s:I,s:o,s:I,s:o,s:o,s:I,s:s,s:s,s:o,s:o,s:o}", "pid",
+	msg = json_pack("{s:I,s:I,s:I,s:o,s:I,s:b,s:o,s:o,s:I,s:s,s:s,s:o,s:o,s:o}", "pid",
 			(json_int_t)spawn->caller_pid, "uid", (json_int_t)spawn->uid, "gid",
 			(json_int_t)spawn->gid, "groups", groups, "umask", (json_int_t)spawn->umask,
-			"argv", strings_json(spawn->argv), "env", strings_json(spawn->env),
-			"policy_id", (json_int_t)core->policy_id, "cgroup", core->cgroup.path,
-			"memory_cgroup", core->cgroup.memory_path, "roots",
-			specs_json(run->roots, run->n_roots), "nodes",
+			"private_tmp", (int)spawn->private_tmp, "argv", strings_json(spawn->argv),
+			"env", strings_json(spawn->env), "policy_id", (json_int_t)core->policy_id,
+			"cgroup", core->cgroup.path, "memory_cgroup", core->cgroup.memory_path,
+			"roots", specs_json(run->roots, run->n_roots), "nodes",
 			specs_json(run->nodes, run->n_nodes), "maps", maps);
 	text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
 	json_decref(msg);
@@ -174,20 +174,22 @@ int spawn_request_decode(const char *text, const int *fds, size_t n_fds, struct 
 	json_t *msg = json_loads(text, 0, NULL), *groups, *argv, *env, *roots, *nodes, *maps;
 	json_int_t pid, uid, gid, umask, policy_id;
 	const char *cgroup, *memory_cgroup;
+	int private_tmp;
 	struct exec_spawn *spawn = &req->spawn;
 	int ret = -EPROTO;
 
 	spawn->exit_fd = n_fds > FD_EXIT ? fds[FD_EXIT] : -1;
 	if (n_fds >= FD_MAPS &&
-	    !json_unpack(msg, "{s:I,s:I,s:I,s:o,s:I,s:o,s:o,s:I,s:s,s:s,s:o,s:o,s:o}", "pid", &pid,
-			 "uid", &uid, "gid", &gid, "groups", &groups, "umask", &umask, "argv",
-			 &argv, "env", &env, "policy_id", &policy_id, "cgroup", &cgroup,
-			 "memory_cgroup", &memory_cgroup, "roots", &roots, "nodes", &nodes, "maps",
-			 &maps)) {
+	    !json_unpack(msg, "{s:I,s:I,s:I,s:o,s:I,s:b,s:o,s:o,s:I,s:s,s:s,s:o,s:o,s:o}", "pid",
+			 &pid, "uid", &uid, "gid", &gid, "groups", &groups, "umask", &umask,
+			 "private_tmp", &private_tmp, "argv", &argv, "env", &env, "policy_id",
+			 &policy_id, "cgroup", &cgroup, "memory_cgroup", &memory_cgroup, "roots",
+			 &roots, "nodes", &nodes, "maps", &maps)) {
 		spawn->caller_pid = (pid_t)pid;
 		spawn->uid = (uid_t)uid;
 		spawn->gid = (gid_t)gid;
 		spawn->umask = (unsigned int)umask;
+		spawn->private_tmp = private_tmp;
 		spawn->pidfd = fds[FD_PIDFD];
 		spawn->cwd_fd = fds[FD_CWD];
 		memcpy(spawn->stdio_fds, &fds[FD_STDIO], sizeof(spawn->stdio_fds));

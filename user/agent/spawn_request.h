@@ -30,6 +30,7 @@ struct exec_spawn {
 	int exit_fd;	    /* the caller's socket for {"op":"exit"} */
 	char **argv, **env; /* NULL-terminated */
 	unsigned int umask;
+	bool private_tmp; /* --private-tmp; else --spawn */
 };
 
 /* What the supervisor needs of the run: the agent's, bound before it is sent. */

@@ -75,6 +75,13 @@ static const char usage[] =
     "                        writable, gone when the run ends); roots beneath them stay\n"
     "                        at their paths. Use it for compilers, mktemp, sort, Python's\n"
     "                        tempfile and multiprocessing, rather than a root on /tmp\n"
+    "      --spawn           not root: have the agent start CMD as you, as --private-tmp\n"
+    "                        does, rather than confine this process's child: no cgroup\n"
+    "                        migration to wait for. CMD gets stdin, stdout and stderr\n"
+    "                        only, and no controlling terminal. A caller the agent cannot\n"
+    "                        start it for (under seccomp, an LSM label of its own, in\n"
+    "                        another namespace) has its child confined instead. As root,\n"
+    "                        CMD always starts in its cgroup: nothing changes\n"
     "  -h, --help            this text\n"
     "\n"
     "Exit status: CMD's status (128+N when killed by signal N; 137 when killed for\n"
@@ -106,6 +113,7 @@ enum {
 	OPT_ALLOW_LOOPBACK,
 	OPT_NO_UNIX_OUTSIDE,
 	OPT_PRIVATE_TMP,
+	OPT_SPAWN,
 	OPT_ALLOW_UNIX,
 	OPT_ALLOW_UNIX_ALL,
 	OPT_ALLOW_DEV,
@@ -194,6 +202,7 @@ static const struct option long_options[] = {
     {"events", required_argument, NULL, OPT_EVENTS},
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
     {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
+    {"spawn", no_argument, NULL, OPT_SPAWN},
     {"allow-unix", required_argument, NULL, OPT_ALLOW_UNIX},
     {"allow-unix-all", no_argument, NULL, OPT_ALLOW_UNIX_ALL},
     {"allow-dev", required_argument, NULL, OPT_ALLOW_DEV},
@@ -273,6 +282,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 			break;
 		case OPT_PRIVATE_TMP:
 			opt->req.private_tmp = true;
+			break;
+		case OPT_SPAWN:
+			opt->req.spawn = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -110,7 +110,8 @@ static json_t *string_array(char *const *v)
 
 /*
  * What the agent needs to start the command as this process would: argv,
- * environment and umask, then the cwd, stdio and the socket for the exit.
+ * environment, umask and whether /tmp is its own, then the cwd, stdio and
+ * the socket for the exit.
  */
 static int add_spawn(json_t *req, const struct exec_agent_ask *ask, json_t *kinds, json_t *paths,
 		     int *fds, size_t *n, const int spawn_fds[SPAWN_FDS])
@@ -124,7 +125,8 @@ static int add_spawn(json_t *req, const struct exec_agent_ask *ask, json_t *kind
 		ret = add_fd(kinds, paths, fds, n, spawn_fds[i], kind[i], kind[i]);
 	if (ret == 0 && (json_object_set_new(req, "argv", string_array(ask->argv)) ||
 			 json_object_set_new(req, "env", string_array(environ)) ||
-			 json_object_set_new(req, "umask", json_integer(mask))))
+			 json_object_set_new(req, "umask", json_integer(mask)) ||
+			 json_object_set_new(req, "private_tmp", json_boolean(ask->private_tmp))))
 		ret = -EINVAL;
 	return ret;
 }
@@ -182,7 +184,9 @@ static int read_grant(const char *text, const int *fds, size_t n_fds,
 	json_int_t size = reply ? json_integer_value(json_object_get(reply, "ring_size")) : 0;
 	int ret = 0;
 
-	if (error) {
+	if (error && json_is_true(json_object_get(reply, "caller_starts"))) {
+		ret = -EOPNOTSUPP; /* --spawn: the agent cannot start it as this caller */
+	} else if (error) {
 		fprintf(stderr, "cgward: exec: the agent refused: %s\n", error);
 		ret = -EPERM;
 	} else if (!cgroup || size <= 0 || n_fds != 1) {

@@ -20,13 +20,15 @@
 #define EXEC_SOCKET_ENV "CGWARD_EXEC_SOCKET"
 
 /*
- * What the caller asks for its child (pid), or, with spawn (--private-tmp),
- * for a command the agent starts with the caller's cwd, stdio, environment
- * and umask: every root and node opened with the caller's own rights.
+ * What the caller asks for its child (pid), or, with spawn (--spawn,
+ * --private-tmp), for a command the agent starts with the caller's cwd,
+ * stdio, environment and umask: every root and node opened with the
+ * caller's own rights.
  */
 struct exec_agent_ask {
 	pid_t pid; /* the caller's child, at its gate; 0 with spawn */
 	bool spawn;
+	bool private_tmp;  /* with spawn */
 	char *const *argv; /* with spawn */
 	const char *argv0;
 	__u32 policy_flags;
@@ -56,7 +58,12 @@ struct exec_agent_exit {
 /* Connects to the agent's exec socket; -errno with what to do printed. */
 int exec_agent_connect(int *fd);
 
-/* Asks the agent to confine ask->pid; the agent's refusal printed (-EPERM). */
+/*
+ * Asks the agent to confine ask->pid, or to spawn; the agent's refusal
+ * printed (-EPERM), but for a spawn without private tmp that the agent
+ * cannot make the caller's (-EOPNOTSUPP, nothing printed): the caller's
+ * child is confined instead, through a new connection.
+ */
 int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_agent_grant *grant);
 
 /*

@@ -13,12 +13,15 @@
  * child, waiting at its gate) first, then "write", "ro" and "hide" (O_PATH
  * directories, --root and --ro; a file too for --hide: exec_message_root_kind),
  * "unix" and "dev" (O_PATH, --allow-unix and --allow-dev). paths[i] names descriptor i in messages
- * only. With --private-tmp the agent starts the command (user/agent/exec_spawn.h): the request adds
- * "argv", "env" and "umask", and its descriptors begin "self" (a pidfd of the caller itself), "cwd"
- * (O_PATH), "stdin", "stdout", "stderr" and "exit", one end of a socket pair on which the agent's
- * supervisor sends {"op": "exit"} with "status", "exec_error" (execvp's
+ * only. With --private-tmp or --spawn the agent starts the command (user/agent/exec_spawn.h): the
+ * request adds "argv", "env", "umask" and "private_tmp" (a boolean; absent: true, as older cgward
+ * sent it for --private-tmp only), and its descriptors begin "self" (a pidfd of the caller itself),
+ * "cwd" (O_PATH), "stdin", "stdout", "stderr" and "exit", one end of a socket pair on which the
+ * agent's supervisor sends {"op": "exit"} with "status", "exec_error" (execvp's
  * errno) or "error" (it never ran) once the command is over.
- * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer.
+ * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer. A --spawn the agent
+ * cannot make the caller's (its seccomp filter, namespaces or LSM label would not carry over) is
+ * answered {"error", "caller_starts": true}: the caller asks again for its own child.
  * Then the caller's {"op": "end"} once its command is over (or it was told
  * to stop): the agent kills what is left, removes the cgroup and answers
  * {"events_lost", "oom_killed", "limits": {"oom_kill", "pids_max",

@@ -328,7 +328,7 @@ static int exec_error_status(int err, const char *cmd)
 /*
  * The agent moves the gated child into a cgroup of its own, bound to the
  * roots whose descriptors it was given, and hands over the run's ring buffer.
- * With pid 0 (--private-tmp), the agent starts CMD itself (its
+ * With pid 0 (--private-tmp, --spawn), the agent starts CMD itself (its
  * user/agent/exec_spawn.h) and says how it ended on grant.exit_fd.
  */
 static int confine_through_agent(struct execution *x, pid_t pid)
@@ -336,6 +336,7 @@ static int confine_through_agent(struct execution *x, pid_t pid)
 	static struct root_spec nodes[2 * EXEC_MAX_ROOTS]; /* --allow-unix, then --allow-dev */
 	struct exec_agent_ask ask = {.pid = pid,
 				     .spawn = pid == 0,
+				     .private_tmp = x->req->private_tmp,
 				     .argv = x->req->argv,
 				     .argv0 = x->req->argv[0],
 				     .policy_flags = x->req->policy_flags,
@@ -512,14 +513,11 @@ static int spawn_command(struct execution *x, const sigset_t *previous, struct s
 	return ret;
 }
 
-/* --private-tmp without privilege: only the agent can make the mount namespace. */
-static int run_spawned_by_agent(struct execution *x)
+/* A command the agent started: its exit comes on grant.exit_fd. */
+static int wait_for_spawned(struct execution *x)
 {
-	int ret = confine_through_agent(x, 0);
+	int ret = watch_run(x);
 
-	if (ret)
-		return EXIT_SETUP_FAILED;
-	ret = watch_run(x);
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, x->grant.exit_fd);
 	if (ret) {
@@ -527,6 +525,19 @@ static int run_spawned_by_agent(struct execution *x)
 		return EXIT_SETUP_FAILED; /* the agent ends the run at teardown */
 	}
 	return wait_for_command(x, 0);
+}
+
+/*
+ * --spawn, for a caller the agent cannot start the command for (its
+ * confinement would not carry over): its own child then, moved in, through
+ * a new connection (the agent closed the one it refused).
+ */
+static int confine_own_child_instead(struct execution *x)
+{
+	close(x->grant.exit_fd);
+	x->grant.exit_fd = -1;
+	close(x->agent_fd);
+	return exec_agent_connect(&x->agent_fd);
 }
 
 static int run_command(struct execution *x)
@@ -542,8 +553,13 @@ static int run_command(struct execution *x)
 	}
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, x->signal_fd);
-	if (ret == 0 && x->via_agent && x->req->private_tmp)
-		return run_spawned_by_agent(x);
+	/* Through the agent, --private-tmp (only it can make the mount namespace) and --spawn. */
+	if (ret == 0 && x->via_agent && (x->req->private_tmp || x->req->spawn)) {
+		ret = confine_through_agent(x, 0);
+		if (ret != -EOPNOTSUPP)
+			return ret ? EXIT_SETUP_FAILED : wait_for_spawned(x);
+		ret = confine_own_child_instead(x);
+	}
 	if (ret == 0)
 		ret = spawn_command(x, &previous, &child);
 	if (ret) {

@@ -31,6 +31,7 @@ struct exec_request {
 	const char *events_path;   /* NULL: deny events go to stderr */
 	const char *cgroup_parent; /* NULL: beneath cgward's own cgroup */
 	bool private_tmp;
+	bool spawn; /* --spawn: through the agent, it starts CMD (as --private-tmp has it do) */
 	const char *unix_args[EXEC_MAX_ROOTS]; /* --allow-unix */
 	size_t n_unix_args;
 	const char *device_args[EXEC_MAX_ROOTS]; /* --allow-dev */

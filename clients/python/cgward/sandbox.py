@@ -358,8 +358,10 @@ class Sandbox:
             options += ["--cpu", self._cpu_option]
         if not self.allow_network:
             options.append("--no-network")
-        if self.private_tmp:
-            options.append("--private-tmp")
+        # Either way the agent starts the command (an ordinary user's): no cgroup
+        # migration to wait for. Under --spawn, a caller whose confinement would not
+        # carry over (seccomp, another namespace) has its own child confined instead.
+        options.append("--private-tmp" if self.private_tmp else "--spawn")
         for sock in self.allow_unix:
             options += ["--allow-unix", sock]
         if self.capabilities == "all":

@@ -160,8 +160,8 @@ def test_hiding_a_writable_path_is_refused(work, tmp_path, fake_cgward):
 def test_network_and_private_tmp_flags(work, fake_cgward):
     assert "--no-network" not in options(
         Sandbox(work, allow_network=True, cgward_path=fake_cgward))
-    assert "--private-tmp" not in options(
-        Sandbox(work, private_tmp=False, cgward_path=fake_cgward))
+    without = options(Sandbox(work, private_tmp=False, cgward_path=fake_cgward))
+    assert "--private-tmp" not in without and "--spawn" in without
     with pytest.raises(ValueError, match="allow_network"):
         Sandbox(work, allow_network="no", cgward_path=fake_cgward)
     with pytest.raises(ValueError, match="private_tmp"):
