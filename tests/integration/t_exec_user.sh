@@ -759,12 +759,57 @@ test_exec_user_spawn_under_seccomp_confines_the_callers_child() {
 	expect_absent "$UO/out"
 	expect_user_deny "$err" "$UO/out"
 	[[ "$err" != *"refused"* ]] || fail "the fallback is the caller's own business: $err"
-	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"refused\" and .spawned == true
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"caller_starts\" and .spawned == true
 		and (.error | contains(\"seccomp\")))" "$AEV" >/dev/null ||
-		fail "no refused spawn in the agent events: $(cat "$AEV")"
+		fail "no spawn left to the caller in the agent events: $(cat "$AEV")"
 	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"ok\" and .pid != null
 		and .spawned == null)" "$AEV" >/dev/null ||
 		fail "no child moved in, in the agent events: $(cat "$AEV")"
+	wait_no_runs
+}
+
+# jail_with DIR BIN...: DIR holds each BIN and the libraries it loads, at their paths.
+jail_with() {
+	local dir=$1 bin file
+	shift
+	for bin in "$@"; do
+		for file in "$bin" $(ldd "$bin" | grep -o '/[^ ]*'); do
+			mkdir -p "$dir$(dirname "$file")"
+			cp -L "$file" "$dir$file"
+		done
+	done
+}
+
+# A caller chrooted in the agent's mount namespace, whose command must keep
+# its root: --private-tmp is refused, --spawn confines the caller's own
+# child, which writes inside the jail and is denied outside its root.
+test_exec_user_chrooted_caller_keeps_its_root() {
+	local jail err status=0
+	user_dirs
+	jail=$T/jail
+	mkdir -p "$jail/w"
+	chown $USER_UID:$USER_UID "$jail/w"
+	cp "$CGWARD" "$jail/cgward"
+	jail_with "$jail" /bin/sh "$(command -v setpriv)"
+	user_agent_start "{path: $jail/exec.sock}"
+	err=$(CGWARD_EXEC_SOCKET=/exec.sock chroot "$jail" "$(command -v setpriv)" \
+		--reuid=$USER_UID --regid=$USER_UID --clear-groups -- /cgward exec --root /w --spawn \
+		-- /bin/sh -c 'echo in >/w/in; echo out >/out; exit 4' 2>&1) || status=$?
+	[ "$status" -eq 4 ] || fail "--spawn, chrooted: exited $status, want 4: $err"
+	expect_content "$jail/w/in" in
+	expect_absent "$jail/out"
+	events_of "$err" | jq -s -e 'any(.[]; .verdict == "deny" and .path == "/out")' >/dev/null ||
+		fail "no deny event on stderr: $err"
+	jq -s -e "any(.[]; .op == \"exec_request\" and .result == \"caller_starts\" and .spawned == true
+		and (.error | contains(\"chrooted\")))" "$AEV" >/dev/null ||
+		fail "no spawn left to the caller in the agent events: $(cat "$AEV")"
+	status=0
+	err=$(CGWARD_EXEC_SOCKET=/exec.sock chroot "$jail" "$(command -v setpriv)" \
+		--reuid=$USER_UID --regid=$USER_UID --clear-groups -- /cgward exec --root /w \
+		--private-tmp -- /bin/sh -c 'echo ran >/w/ran' 2>&1) || status=$?
+	[ "$status" -eq 125 ] || fail "--private-tmp, chrooted: exited $status, want 125: $err"
+	[[ "$err" == *"the caller runs chrooted"* ]] || fail "stderr: $err"
+	expect_absent "$jail/w/ran"
 	wait_no_runs
 }
 

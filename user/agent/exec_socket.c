@@ -393,9 +393,14 @@ static void log_roots(json_t *line, const struct exec_service_run *run)
 	}
 }
 
-/* The request and its outcome, a line of the agent's event stream. */
+/*
+ * The request and its outcome, a line of the agent's event stream: "ok",
+ * "refused", or "caller_starts" (a --spawn the agent cannot make the
+ * caller's, whose own child comes next: no refusal of anything).
+ */
 static void log_request(struct exec_service *svc, const struct ucred *peer, pid_t pid,
-			const char *argv0, const struct exec_service_run *run, const char *error)
+			const char *argv0, const struct exec_service_run *run, const char *error,
+			bool caller_starts)
 {
 	struct timespec now;
 	char time[64];
@@ -406,7 +411,10 @@ static void log_request(struct exec_service *svc, const struct ucred *peer, pid_
 	if (json_format_time(&now, time, sizeof(time)) == 0)
 		json_object_set_new(line, "time", json_string(time));
 	json_object_set_new(line, "op", json_string("exec_request"));
-	json_object_set_new(line, "result", json_string(error ? "refused" : "ok"));
+	json_object_set_new(line, "result",
+			    json_string(caller_starts ? "caller_starts"
+					: error	      ? "refused"
+						      : "ok"));
 	json_object_set_new(line, "uid", json_integer(peer->uid));
 	json_object_set_new(line, "caller_pid", json_integer(peer->pid));
 	if (pid > 0)
@@ -655,7 +663,7 @@ static void serve_request(struct exec_service *svc, int fd, char *text, int *fds
 		ret = bind_run(svc, run, pid, fds[0], &ask, err, sizeof(err));
 	if (ret == 0)
 		ret = exec_service_add_run(svc, run);
-	log_request(svc, &peer, pid, argv0, run, ret ? err : NULL);
+	log_request(svc, &peer, pid, argv0, run, ret ? err : NULL, caller_starts);
 	reply(fd, ret ? err : NULL, caller_starts, run, svc);
 	for (size_t i = 0; i < n_fds; i++) {
 		if (fds[i] >= 0)

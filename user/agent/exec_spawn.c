@@ -60,6 +60,26 @@ static bool same_namespace(pid_t pid, const char *kind)
 	       caller.st_ino == agent.st_ino;
 }
 
+/* Why a chrooted caller's command cannot be the agent's: its root would be the namespace's. */
+#define CHROOTED "the caller runs chrooted, which a command the agent starts would not"
+
+/*
+ * Whether the caller, in the agent's own mount namespace, is chrooted (its
+ * root is not the agent's). One in another namespace the supervisor checks
+ * once it has joined it (enter_caller).
+ */
+static bool chrooted_here(pid_t pid)
+{
+	char path[64];
+	struct stat caller, agent;
+
+	if (!same_namespace(pid, "mnt"))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	return stat(path, &caller) || stat("/", &agent) || caller.st_dev != agent.st_dev ||
+	       caller.st_ino != agent.st_ino;
+}
+
 /* Up to size - 1 bytes of a small /proc file into buf; the length, or -1. */
 static ssize_t read_small(const char *path, char *buf, size_t size)
 {
@@ -127,8 +147,8 @@ static bool same_labels(pid_t pid, char *theirs, size_t size)
 /*
  * The pidfd is the peer itself (alive: it waits for the answer), and runs
  * as the peer's uid. A caller in another user or pid namespace, under a
- * seccomp filter or an LSM label of its own, is confined in a way the
- * command would not be: refused, -EOPNOTSUPP (its own child can be).
+ * seccomp filter or an LSM label of its own, or chrooted, is confined in a
+ * way the command would not be: refused, -EOPNOTSUPP (its own child can be).
  */
 static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer, char *err,
 			size_t errlen)
@@ -170,6 +190,10 @@ static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer
 	if (!same_namespace(peer->pid, "user") || !same_namespace(peer->pid, "pid")) {
 		snprintf(err, errlen,
 			 "the caller is in another user or pid namespace than the agent");
+		return -EOPNOTSUPP;
+	}
+	if (chrooted_here(peer->pid)) {
+		snprintf(err, errlen, CHROOTED);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -395,8 +419,7 @@ static int enter_caller(const struct exec_spawn *spawn, const struct private_tmp
 	if (stat("/", &ns_root))
 		return fail("/");
 	if (ns_root.st_dev != caller_root.st_dev || ns_root.st_ino != caller_root.st_ino) {
-		fprintf(stderr, "cgward: exec: the caller runs chrooted, which a command the "
-				"agent starts would not\n");
+		fprintf(stderr, "cgward: exec: " CHROOTED "\n");
 		return -EPERM;
 	}
 	/* Before the new namespace: it takes the cwd along, as cgward exec's own child's. */
