@@ -36,8 +36,9 @@ bool exec_spawn_requested(json_t *req);
  * Takes the pidfd, cwd, stdio and exit socket (fds[0..EXEC_SPAWN_FDS], each
  * set to -1), argv, env, umask and private_tmp from req, the caller's groups
  * from its connection, then checks that the pidfd is the caller (peer)
- * itself, in the agent's user and pid namespaces, without seccomp filters
- * and under the agent's LSM labels. Returns 0 or negative errno, the reason
+ * itself, in the agent's user and pid namespaces, without seccomp filters,
+ * under the agent's LSM labels and, in its mount namespace, not chrooted.
+ * Returns 0 or negative errno, the reason
  * in err: -EOPNOTSUPP for a confinement the agent could not give the
  * command, which the caller's own child would keep.
  */

@@ -20,10 +20,10 @@
  * agent's supervisor sends {"op": "exit"} with "status", "exec_error" (execvp's
  * errno) or "error" (it never ran) once the command is over.
  * Reply: {"error"} or {"cgroup", "ring_size"} and the run's ring buffer. A --spawn the agent
- * cannot make the caller's (its seccomp filter, namespaces or LSM label would not carry over) is
- * answered {"error", "caller_starts": true}: the caller asks again for its own child.
- * Then the caller's {"op": "end"} once its command is over (or it was told
- * to stop): the agent kills what is left, removes the cgroup and answers
+ * cannot make the caller's (its seccomp filter, namespaces, LSM label or chroot would not carry
+ * over) is answered {"error", "caller_starts": true}: the caller asks again for its own child. Then
+ * the caller's {"op": "end"} once its command is over (or it was told to stop): the agent kills
+ * what is left, removes the cgroup and answers
  * {"events_lost", "oom_killed", "limits": {"oom_kill", "pids_max",
  * "cpu_throttled", "throttled_usec", "usage_usec"}} (the run's counters,
  * read before its cgroup went; no "limits" for a run that ended unanswered). A caller whose agent
