@@ -795,48 +795,102 @@ static int start_metrics(struct agent *a)
 	return 0;
 }
 
+/* A change of the policy file's content, reloaded. */
+static void reload_on_change(struct agent *a)
+{
+	struct policy_file file = {0};
+
+	if (policy_file_changed(a, &file)) {
+		reload(a, &file);
+		policy_file_free(&file);
+	}
+}
+
+/* SIGHUP reloads; true on SIGTERM or SIGINT, the stop. */
+static bool read_signals(struct agent *a)
+{
+	struct signalfd_siginfo si;
+
+	while (read(a->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			reload_on_signal(a);
+			continue;
+		}
+		drain_events(a);
+		fprintf(stderr,
+			"cgward: agent: stopping (signal %u); enforcement stays pinned under %s\n",
+			si.ssi_signo, a->opt.bpffs);
+		return true;
+	}
+	return false;
+}
+
+/* New and removed cgroups bound and forgotten; whether any was. */
+static bool read_tree_events(struct agent *a)
+{
+	int ret = agent_tree_read_events(&a->tree, true);
+
+	if (ret < 0)
+		fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
+	return ret != 0;
+}
+
+/*
+ * The work of the one source epoll found ready, and no other's: a run
+ * wakes the agent some eight times, and reading every source at each
+ * would be some ten system calls a wake. The events are drained
+ * before the exec service's work, which may end a run whose deny events
+ * are named by its cgroup. Returns -1 to go on, else the exit status.
+ */
+static int serve_ready(struct agent *a, int fd)
+{
+	bool changed = false;
+
+	if (fd == exec_service_fd(&a->exec)) {
+		drain_events(a);
+		exec_service_serve(&a->exec);
+	} else if (fd == event_stream_fd(&a->events)) {
+		drain_events(a);
+	} else if (fd == event_socket_listen_fd(&a->socket)) {
+		event_socket_accept(&a->socket);
+	} else if (fd == a->tree.inotify_fd) {
+		changed = read_tree_events(a);
+	} else if (fd == a->gc_timer_fd) {
+		changed = collect_garbage(a);
+	} else if (fd == pod_label_cache_fd(a->pod_labels)) {
+		if (pod_label_cache_answered(a->pod_labels))
+			agent_tree_labels_answered(&a->tree, monotonic_ms());
+	} else if (fd == a->policy_watch_fd) {
+		reload_on_change(a);
+	} else if (fd == a->retry_timer_fd) {
+		retry_unresolved(a);
+	} else if (fd == a->signal_fd && read_signals(a)) {
+		return 0;
+	}
+	if (changed && !plane_still_pinned(a))
+		return EXIT_RUNTIME_ERROR;
+	return -1;
+}
+
 /* Until SIGTERM or SIGINT: events, new cgroups, reloads. */
 static int serve(struct agent *a)
 {
-	struct policy_file file = {0};
 	struct epoll_event ev;
-	struct signalfd_siginfo si;
-	bool ticked;
-	int ret;
+	int status = -1;
 
-	for (;;) {
+	while (status < 0) {
+		/* A container bound unresolved (at set-up too): its first try timed. */
+		if (a->tree.resolve_scheduled)
+			retry_unresolved(a);
 		publish_metrics(a);
-		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0 && errno != EINTR)
-			return EXIT_RUNTIME_ERROR;
-		event_socket_accept(&a->socket);
-		exec_service_serve(&a->exec);
-		drain_events(a);
-		ticked = collect_garbage(a);
-		ret = agent_tree_read_events(&a->tree, true);
-		if (ret < 0)
-			fprintf(stderr, "cgward: agent: new cgroup: %s\n", strerror(-ret));
-		if ((ticked || ret) && !plane_still_pinned(a))
-			return EXIT_RUNTIME_ERROR;
-		if (pod_label_cache_answered(a->pod_labels))
-			agent_tree_labels_answered(&a->tree, monotonic_ms());
-		retry_unresolved(a);
-		if (policy_file_changed(a, &file)) {
-			reload(a, &file);
-			policy_file_free(&file);
+		if (epoll_wait(a->epoll_fd, &ev, 1, -1) < 0) {
+			if (errno != EINTR)
+				return EXIT_RUNTIME_ERROR;
+			continue;
 		}
-		while (read(a->signal_fd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGHUP) {
-				reload_on_signal(a);
-				continue;
-			}
-			drain_events(a);
-			fprintf(stderr,
-				"cgward: agent: stopping (signal %u); enforcement stays "
-				"pinned under %s\n",
-				si.ssi_signo, a->opt.bpffs);
-			return 0;
-		}
+		status = serve_ready(a, ev.data.fd);
 	}
+	return status;
 }
 
 static void agent_cleanup(struct agent *a)

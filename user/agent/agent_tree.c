@@ -398,13 +398,14 @@ static __u64 resolve_backoff_ms(unsigned int tries)
  * A container bound unresolved is tried again from a second on; a retry
  * already scheduled it (agent_tree_retry_unresolved). One resolved is not.
  */
-static void schedule_resolve(struct agent_cgroup *cg, bool unresolved)
+static void schedule_resolve(struct agent_tree *tree, struct agent_cgroup *cg, bool unresolved)
 {
 	if (!unresolved) {
 		cg->resolve_tries = 0;
 		cg->resolve_at_ms = 0;
 	} else if (!cg->resolve_at_ms) {
 		cg->resolve_at_ms = monotonic_ms() + RESOLVE_RETRY_FIRST_MS;
+		tree->resolve_scheduled = true;
 	}
 }
 
@@ -571,7 +572,7 @@ static int bind_cgroup(struct agent_tree *tree, const struct walked_cgroup *cg, 
 	if (!ret && cg->container) {
 		struct agent_cgroup *known = find_path(tree, cg->path);
 
-		schedule_resolve(known, rule == unresolved);
+		schedule_resolve(tree, known, rule == unresolved);
 		known->labels_pending = cg->labels_pending;
 	}
 	if (!ret && roots) {
@@ -693,6 +694,7 @@ __u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
 {
 	__u64 next = 0;
 
+	tree->resolve_scheduled = false;
 	/* By index: a bind may grow the table, or shrink it. */
 	for (size_t i = 0; i < tree->n_cgroups; i++) {
 		struct agent_cgroup *cg = &tree->cgroups[i];
@@ -723,8 +725,10 @@ __u64 agent_tree_retry_unresolved(struct agent_tree *tree, __u64 now_ms)
 void agent_tree_labels_answered(struct agent_tree *tree, __u64 now_ms)
 {
 	for (size_t i = 0; i < tree->n_cgroups; i++) {
-		if (tree->cgroups[i].labels_pending && tree->cgroups[i].resolve_at_ms)
+		if (tree->cgroups[i].labels_pending && tree->cgroups[i].resolve_at_ms) {
 			tree->cgroups[i].resolve_at_ms = now_ms;
+			tree->resolve_scheduled = true;
+		}
 	}
 }
 

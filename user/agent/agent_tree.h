@@ -67,6 +67,8 @@ struct agent_tree {
 	 * their rule at once rather than unresolved for a moment.
 	 */
 	bool wait_for_labels;
+	/* A container's try was scheduled since agent_tree_retry_unresolved last ran. */
+	bool resolve_scheduled;
 };
 
 /*

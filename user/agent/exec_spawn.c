@@ -46,18 +46,91 @@ bool exec_spawn_requested(json_t *req)
 	return first && strcmp(first, spawn_kinds[0]) == 0;
 }
 
-/* Whether the caller's namespace of a kind is the agent's own. */
-static bool same_namespace(pid_t pid, const char *kind)
+/* The namespaces check_caller compares, in this order in struct own. */
+static const char *const ns_kinds[] = {"user", "pid", "mnt"};
+enum { NS_USER, NS_PID, NS_MNT, NS_KINDS };
+
+/* Longer than any LSM's label (SELinux's, the longest, take a few hundred bytes). */
+#define LABEL_MAX 4096
+
+/*
+ * Where a task's LSM labels are: the first labelling LSM's, then AppArmor's
+ * and Smack's own (the first may be another's, or none: the BPF LSM's, for
+ * one, answers EINVAL, and comes first where the boot's lsm= puts it so).
+ */
+static const char *const label_files[] = {"current", "apparmor/current", "smack/current"};
+#define LABEL_FILES (sizeof(label_files) / sizeof(label_files[0]))
+
+/* A label as read: its bytes, or the errno of the read. */
+struct label {
+	char text[LABEL_MAX];
+	ssize_t len;
+	int err;
+};
+
+/*
+ * The agent's own namespaces, root and labels, read at its first spawn
+ * request rather than at each: it never joins another namespace, chroots
+ * or changes its label (an exec would make it another agent).
+ */
+static struct own {
+	bool read;
+	struct stat ns[NS_KINDS], root;
+	struct label labels[LABEL_FILES];
+} own;
+
+/* Up to size - 1 bytes of a small /proc file into buf; the length, or -1 (errno says why). */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+static void read_label(const char *path, struct label *label)
+{
+	label->len = read_small(path, label->text, sizeof(label->text));
+	label->err = label->len < 0 ? errno : 0;
+}
+
+/* A failed stat leaves st_ino 0, which no namespace or root has: it matches no caller's. */
+static const struct own *own_state(void)
 {
 	char path[64];
-	struct stat caller, agent;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, kind);
-	if (stat(path, &caller))
-		return false;
-	snprintf(path, sizeof(path), "/proc/self/ns/%s", kind);
-	return stat(path, &agent) == 0 && caller.st_dev == agent.st_dev &&
-	       caller.st_ino == agent.st_ino;
+	if (own.read)
+		return &own;
+	for (int i = 0; i < NS_KINDS; i++) {
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns_kinds[i]);
+		if (stat(path, &own.ns[i]))
+			own.ns[i].st_ino = 0;
+	}
+	if (stat("/", &own.root))
+		own.root.st_ino = 0;
+	for (size_t i = 0; i < LABEL_FILES; i++) {
+		snprintf(path, sizeof(path), "/proc/self/attr/%s", label_files[i]);
+		read_label(path, &own.labels[i]);
+	}
+	own.read = true;
+	return &own;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Whether the caller's namespace of a kind is the agent's own. */
+static bool same_namespace(pid_t pid, int kind)
+{
+	char path[64];
+	struct stat caller;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pid, ns_kinds[kind]);
+	return stat(path, &caller) == 0 && same_file(&own_state()->ns[kind], &caller);
 }
 
 /* Why a chrooted caller's command cannot be the agent's: its root would be the namespace's. */
@@ -71,35 +144,13 @@ static bool same_namespace(pid_t pid, const char *kind)
 static bool chrooted_here(pid_t pid)
 {
 	char path[64];
-	struct stat caller, agent;
+	struct stat caller;
 
-	if (!same_namespace(pid, "mnt"))
+	if (!same_namespace(pid, NS_MNT))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	return stat(path, &caller) || stat("/", &agent) || caller.st_dev != agent.st_dev ||
-	       caller.st_ino != agent.st_ino;
+	return stat(path, &caller) || !same_file(&own_state()->root, &caller);
 }
-
-/* Up to size - 1 bytes of a small /proc file into buf; the length, or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
-/* Longer than any LSM's label (SELinux's, the longest, take a few hundred bytes). */
-#define LABEL_MAX 4096
-
-/*
- * Where a task's LSM labels are: the first labelling LSM's, then AppArmor's
- * and Smack's own (the first may be another's, or none: the BPF LSM's, for
- * one, answers EINVAL, and comes first where the boot's lsm= puts it so).
- */
-static const char *const label_files[] = {"current", "apparmor/current", "smack/current"};
 
 /*
  * Whether the caller runs under the agent's own label in /proc/PID/attr/FILE
@@ -109,36 +160,32 @@ static const char *const label_files[] = {"current", "apparmor/current", "smack/
  * ENOENT), both have none. A label that fills the buffer is taken for
  * another. theirs gets the caller's, for the refusal.
  */
-static bool same_label(pid_t pid, const char *file, char *theirs, size_t size)
+static bool same_label(pid_t pid, size_t file, struct label *theirs)
 {
-	char path[64], mine[LABEL_MAX];
-	ssize_t n, m;
-	int their_err, my_err;
+	const struct label *mine = &own_state()->labels[file];
+	char path[64];
 	bool same;
 
-	snprintf(path, sizeof(path), "/proc/%d/attr/%s", pid, file);
-	n = read_small(path, theirs, size);
-	their_err = n < 0 ? errno : 0;
-	snprintf(path, sizeof(path), "/proc/self/attr/%s", file);
-	m = read_small(path, mine, sizeof(mine));
-	my_err = m < 0 ? errno : 0;
-	if (n < 0 || m < 0)
-		same = their_err == my_err && (their_err == EINVAL || their_err == ENOENT);
+	snprintf(path, sizeof(path), "/proc/%d/attr/%s", pid, label_files[file]);
+	read_label(path, theirs);
+	if (theirs->len < 0 || mine->len < 0)
+		same = theirs->err == mine->err && (theirs->err == EINVAL || theirs->err == ENOENT);
 	else
-		same = n == m && (size_t)n < size - 1 && memcmp(theirs, mine, (size_t)n) == 0;
-	if (n < 0)
-		snprintf(theirs, size, "unknown");
+		same = theirs->len == mine->len && (size_t)theirs->len < sizeof(theirs->text) - 1 &&
+		       memcmp(theirs->text, mine->text, (size_t)theirs->len) == 0;
+	if (theirs->len < 0)
+		snprintf(theirs->text, sizeof(theirs->text), "unknown");
 	else
-		theirs[n] = '\0';
-	theirs[strcspn(theirs, "\n")] = '\0';
+		theirs->text[theirs->len] = '\0';
+	theirs->text[strcspn(theirs->text, "\n")] = '\0';
 	return same;
 }
 
 /* Whether every label of the caller's is the agent's (same_label). */
-static bool same_labels(pid_t pid, char *theirs, size_t size)
+static bool same_labels(pid_t pid, struct label *theirs)
 {
-	for (size_t i = 0; i < sizeof(label_files) / sizeof(label_files[0]); i++) {
-		if (!same_label(pid, label_files[i], theirs, size))
+	for (size_t i = 0; i < LABEL_FILES; i++) {
+		if (!same_label(pid, i, theirs))
 			return false;
 	}
 	return true;
@@ -155,7 +202,8 @@ static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer
 {
 	static const char *const fields[] = {"Uid:", "Seccomp:"};
 	long values[2] = {0, -1}, status[2][2] = {{0, -1}, {0, -1}};
-	char path[64], label[LABEL_MAX];
+	struct label label;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", spawn->pidfd);
 	if (read_proc_field(path, "Pid:", values) || values[0] != peer->pid) {
@@ -180,14 +228,14 @@ static int check_caller(const struct exec_spawn *spawn, const struct ucred *peer
 			 "would not");
 		return -EOPNOTSUPP;
 	}
-	if (!same_labels(peer->pid, label, sizeof(label))) {
+	if (!same_labels(peer->pid, &label)) {
 		snprintf(err, errlen,
 			 "the caller runs under the security label \"%.200s\", "
 			 "which a command the agent starts would not",
-			 label);
+			 label.text);
 		return -EOPNOTSUPP;
 	}
-	if (!same_namespace(peer->pid, "user") || !same_namespace(peer->pid, "pid")) {
+	if (!same_namespace(peer->pid, NS_USER) || !same_namespace(peer->pid, NS_PID)) {
 		snprintf(err, errlen,
 			 "the caller is in another user or pid namespace than the agent");
 		return -EOPNOTSUPP;
