@@ -466,7 +466,7 @@ static int enter_caller(const struct exec_spawn *spawn, const struct private_tmp
 		return fail("cannot join the caller's namespaces");
 	if (stat("/", &ns_root))
 		return fail("/");
-	if (ns_root.st_dev != caller_root.st_dev || ns_root.st_ino != caller_root.st_ino) {
+	if (!same_file(&ns_root, &caller_root)) {
 		fprintf(stderr, "cgward: exec: " CHROOTED "\n");
 		return -EPERM;
 	}
