@@ -212,6 +212,17 @@ wait_file() {
 	fail "no $1 after 60 s"
 }
 
+# wait_written FILE: FILE holds a whole line, within 60 s. A shell's
+# redirection makes the file before the command writes to it: its content is
+# there once it ends in a newline.
+wait_written() {
+	for _ in $(seq 600); do
+		[ -s "$1" ] && [ -z "$(tail -c 1 "$1")" ] && return 0
+		sleep 0.1
+	done
+	fail "no line in $1 after 60 s: '$(cat "$1" 2>/dev/null)'"
+}
+
 # The loop driver (and /dev/loop-control), a module in Debian's kernels.
 load_loop_driver() {
 	modprobe loop 2>/dev/null || true

@@ -286,7 +286,7 @@ test_exec_user_client_killed_leaves_command_confined() {
 	kill -9 "$client"
 	wait "$client" 2>/dev/null || true
 	touch "$UW/go"
-	wait_file "$UW/status"
+	wait_written "$UW/status"
 	expect_absent "$UO/out"
 	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
 	wait_no_runs
@@ -446,7 +446,7 @@ test_exec_user_sigterm_to_the_client_ends_the_run() {
 	user_agent_start
 	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" -- sh -c "echo \$\$ >$UW/pid; exec sleep 1000" &
 	client=$!
-	wait_file "$UW/pid"
+	wait_written "$UW/pid"
 	kill -TERM "$client"
 	wait "$client" || status=$?
 	[ "$status" -ne 0 ] || fail "the client exited 0 after SIGTERM"
@@ -561,7 +561,7 @@ test_exec_user_private_tmp_sigterm_ends_the_run() {
 	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "echo \$\$ >$UW/pid; sleep 600" \
 		2>"$T/client.err" &
 	client=$!
-	wait_file "$UW/pid"
+	wait_written "$UW/pid"
 	kill -TERM "$client"
 	wait "$client" || status=$?
 	[ "$status" -eq 143 ] || fail "exited $status, want 143: $(cat "$T/client.err")"
@@ -586,7 +586,7 @@ test_exec_user_private_tmp_outlives_client_and_agent() {
 	wait "$client" 2>/dev/null || true
 	user_agent_restart
 	touch "$UW/go"
-	wait_file "$UW/status"
+	wait_written "$UW/status"
 	expect_content "$UW/tmp-read" y
 	expect_absent "$URUN/out"
 	[ "$(cat "$UW/status")" != 0 ] || fail "the write outside succeeded"
@@ -604,7 +604,7 @@ test_exec_user_private_tmp_spawner_killed_starts_another() {
 	user_agent_start
 	"${AS_USER[@]}" "$CGWARD" exec --root "$UW" --private-tmp -- sh -c "echo \$PPID >$UW/ppid
 		while [ ! -e $UW/go ]; do sleep 0.1; done" 2>"$T/client.err" &
-	wait_file "$UW/ppid"
+	wait_written "$UW/ppid"
 	supervisor=$(cat "$UW/ppid")
 	spawner=$(pgrep -x -P "$AGENT_PID" cgward-spawner) || fail "no spawner under the agent"
 	[ "$(ps -o ppid= -p "$supervisor" | tr -d ' ')" = "$spawner" ] ||

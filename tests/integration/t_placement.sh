@@ -213,7 +213,7 @@ start_and_kill_caller() {
 		sh -c "echo \$\$ >$WD/pid; while :; do date +%s%N >$WD/beat; sleep 0.2; done" \
 		>/dev/null 2>&1 &
 	CALLER_PID=$!
-	wait_file "$WD/pid"
+	wait_written "$WD/pid"
 	RUN_PID=$(cat "$WD/pid")
 	kill_cgroup "$CALLER"
 	for _ in $(seq 600); do
@@ -305,8 +305,8 @@ test_placement_user_run_stays_out_of_a_subtree_the_user_owns() {
 	as_caller user "$CGWARD" exec --root "$WD" -- \
 		sh -c "echo \$\$ >$WD/pid; sed -n 's/^0:://p' /proc/self/cgroup >$WD/cg;
 		       while [ ! -e $WD/go ]; do sleep 0.1; done" >/dev/null 2>&1 &
-	wait_file "$WD/pid"
-	wait_file "$WD/cg"
+	wait_written "$WD/pid"
+	wait_written "$WD/cg"
 	run_pid=$(cat "$WD/pid")
 	[[ "$CG2$(cat "$WD/cg")" == "$LIMITED"/cgward-[0-9]* ]] ||
 		fail "the run is in $(cat "$WD/cg"), not beside the user's subtree in $LIMITED"
