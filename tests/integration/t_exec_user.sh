@@ -768,6 +768,23 @@ test_exec_user_spawn_under_seccomp_confines_the_callers_child() {
 	wait_no_runs
 }
 
+# --serve takes its commands from a client on its stdin, a socket (the
+# Python client's Sandbox, whose runs through it clients/python/tests make),
+# never from its command line, and only an ordinary user's: root runs
+# cgward exec for each command.
+test_exec_user_serve_takes_no_command_and_only_a_client() {
+	user_dirs
+	expect_status 2 "${AS_USER[@]}" "$CGWARD" exec --serve --root "$UW" -- touch "$UW/ran" \
+		2>"$T/err"
+	expect_absent "$UW/ran"
+	grep -q "takes no command" "$T/err" || fail "a command: $(cat "$T/err")"
+	expect_status 2 "${AS_USER[@]}" "$CGWARD" exec --serve --root "$UW" </dev/null 2>"$T/err"
+	grep -q "the client's socket: Socket operation on non-socket" "$T/err" ||
+		fail "no socket: $(cat "$T/err")"
+	expect_status 2 "$CGWARD" exec --serve --root "$UW" </dev/null 2>"$T/err"
+	grep -q "for ordinary users" "$T/err" || fail "root: $(cat "$T/err")"
+}
+
 # jail_with DIR BIN...: DIR holds each BIN and the libraries it loads, at their paths.
 jail_with() {
 	local dir=$1 bin file

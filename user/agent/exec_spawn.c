@@ -296,8 +296,8 @@ int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const stru
 	spawn->exit_fd = fds[5];
 	for (size_t i = 0; i <= EXEC_SPAWN_FDS; i++)
 		fds[i] = -1;
-	spawn->argv = spawn_request_strings(json_object_get(req, "argv"), false);
-	spawn->env = spawn_request_strings(json_object_get(req, "env"), true);
+	spawn->argv = exec_message_read_strings(json_object_get(req, "argv"), false);
+	spawn->env = exec_message_read_strings(json_object_get(req, "env"), true);
 	if (!spawn->argv || !spawn->env || mask < 0 || mask > 0777 ||
 	    (private_tmp && !json_is_boolean(private_tmp))) {
 		snprintf(err, errlen, "malformed request");
@@ -318,13 +318,6 @@ int exec_spawn_read(json_t *req, int *fds, size_t n_fds, int conn_fd, const stru
 	return check_caller(spawn, peer, err, errlen);
 }
 
-static void free_vector(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 void exec_spawn_free(struct exec_spawn *spawn)
 {
 	int fds[] = {spawn->pidfd,	  spawn->cwd_fd,       spawn->stdio_fds[0],
@@ -334,8 +327,8 @@ void exec_spawn_free(struct exec_spawn *spawn)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	}
-	free_vector(spawn->argv);
-	free_vector(spawn->env);
+	exec_message_free_strings(spawn->argv);
+	exec_message_free_strings(spawn->env);
 	free(spawn->groups);
 	spawn->argv = spawn->env = NULL;
 	spawn->groups = NULL;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec_message.h"
 #include "spawn_request.h"
 
 /* The descriptors' order in a message: the caller's, then the maps'. */
@@ -20,26 +21,6 @@ static const size_t map_fd_offsets[MAP_FDS] = {
     offsetof(struct policy_maps, container_started_fd),
 };
 
-char **spawn_request_strings(json_t *array, bool allow_empty)
-{
-	size_t n = json_array_size(array);
-	char **v;
-
-	if (!json_is_array(array) || (n == 0 && !allow_empty) || !(v = calloc(n + 1, sizeof(*v))))
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *s = json_string_value(json_array_get(array, i));
-
-		if (!s || !(v[i] = strdup(s))) {
-			for (size_t j = 0; j < i; j++)
-				free(v[j]);
-			free(v);
-			return NULL;
-		}
-	}
-	return v;
-}
-
 /*
  * Appends item to array; NULL (array released) when either is NULL: a
  * message missing one is none.
@@ -50,15 +31,6 @@ static json_t *append(json_t *array, json_t *item)
 		return array;
 	json_decref(array);
 	return NULL;
-}
-
-static json_t *strings_json(char *const *v)
-{
-	json_t *array = json_array();
-
-	for (size_t i = 0; v && v[i]; i++)
-		array = append(array, json_string(v[i]));
-	return array;
 }
 
 /* Roots and nodes as [path, access, dev, ino]: their descriptors are not the supervisor's. */
@@ -98,10 +70,11 @@ char *spawn_request_encode(const struct exec_spawn *spawn, const struct exec_spa
 	msg = json_pack("{s:I,s:I,s:I,s:o,s:I,s:b,s:o,s:o,s:I,s:s,s:s,s:o,s:o,s:o}", "pid",
 			(json_int_t)spawn->caller_pid, "uid", (json_int_t)spawn->uid, "gid",
 			(json_int_t)spawn->gid, "groups", groups, "umask", (json_int_t)spawn->umask,
-			"private_tmp", (int)spawn->private_tmp, "argv", strings_json(spawn->argv),
-			"env", strings_json(spawn->env), "policy_id", (json_int_t)core->policy_id,
-			"cgroup", core->cgroup.path, "memory_cgroup", core->cgroup.memory_path,
-			"roots", specs_json(run->roots, run->n_roots), "nodes",
+			"private_tmp", (int)spawn->private_tmp, "argv",
+			exec_message_strings(spawn->argv), "env", exec_message_strings(spawn->env),
+			"policy_id", (json_int_t)core->policy_id, "cgroup", core->cgroup.path,
+			"memory_cgroup", core->cgroup.memory_path, "roots",
+			specs_json(run->roots, run->n_roots), "nodes",
 			specs_json(run->nodes, run->n_nodes), "maps", maps);
 	text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
 	json_decref(msg);
@@ -193,8 +166,8 @@ int spawn_request_decode(const char *text, const int *fds, size_t n_fds, struct 
 		spawn->pidfd = fds[FD_PIDFD];
 		spawn->cwd_fd = fds[FD_CWD];
 		memcpy(spawn->stdio_fds, &fds[FD_STDIO], sizeof(spawn->stdio_fds));
-		spawn->argv = spawn_request_strings(argv, false);
-		spawn->env = spawn_request_strings(env, true);
+		spawn->argv = exec_message_read_strings(argv, false);
+		spawn->env = exec_message_read_strings(env, true);
 		req->setup_fd = fds[FD_SETUP];
 		req->core.maps = &req->maps;
 		req->core.policy_id = (__u32)policy_id;

@@ -55,9 +55,6 @@ struct spawn_request {
 	int setup_fd;			 /* the setup pipe's write end (exec_spawn_start) */
 };
 
-/* A JSON array of strings as a NULL-terminated vector; NULL when it is not one. */
-char **spawn_request_strings(json_t *array, bool allow_empty);
-
 /*
  * The message for spawn and run, setup_fd its setup pipe: its text (to
  * free; NULL when out of memory) and its descriptors, in fds

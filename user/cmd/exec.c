@@ -10,6 +10,7 @@
 #include "cgward_abi.h"
 #include "exec.h"
 #include "exec_run.h"
+#include "exec_serve.h"
 #include "exit_codes.h"
 #include "run_limits.h"
 #include "plane.h"
@@ -18,12 +19,14 @@
 /* cgward exec's options: the run's request, and the flags that settle its unix default. */
 struct exec_options {
 	struct exec_request req;
+	bool serve; /* --serve: each command comes from the client on stdin */
 	bool allow_unix_all;
 	bool no_unix_outside; /* given, though it is the default */
 };
 
 static const char usage[] =
     "Usage: cgward exec [OPTIONS] -- CMD [ARGS...]\n"
+    "       cgward exec --serve [OPTIONS]\n"
     "Run CMD in a new cgroup whose processes may write only beneath the write roots.\n"
     "The kernel enforces it through the enforcement plane pinned under " PLANE_DIR ",\n"
     "shared by every run and the agent; the first run on a host loads it, and it\n"
@@ -83,6 +86,10 @@ static const char usage[] =
     "                        another namespace, chrooted) has its child confined\n"
     "                        instead. As root, CMD always starts in its cgroup: nothing\n"
     "                        changes\n"
+    "      --serve           not root: run each command a client sends on stdin (a\n"
+    "                        socket), with these options, as --spawn or --private-tmp:\n"
+    "                        the Python client's way, a fork per command, not an exec\n"
+    "                        (docs/exec.md)\n"
     "  -h, --help            this text\n"
     "\n"
     "Exit status: CMD's status (128+N when killed by signal N; 137 when killed for\n"
@@ -115,6 +122,7 @@ enum {
 	OPT_NO_UNIX_OUTSIDE,
 	OPT_PRIVATE_TMP,
 	OPT_SPAWN,
+	OPT_SERVE,
 	OPT_ALLOW_UNIX,
 	OPT_ALLOW_UNIX_ALL,
 	OPT_ALLOW_DEV,
@@ -186,6 +194,26 @@ static int settle_unix_default(struct exec_options *opt)
 	return 0;
 }
 
+/* CMD, unless --serve: its client sends each, and their events come back to it. */
+static int settle_command(int argc, char **argv, struct exec_options *opt)
+{
+	if (opt->serve && (optind < argc || opt->req.events_path)) {
+		fprintf(stderr,
+			"cgward: exec: --serve takes no %s: the client sends each command "
+			"and gets its events\n",
+			optind < argc ? "command" : "--events");
+		return -EINVAL;
+	}
+	if (opt->serve)
+		return 0;
+	if (optind >= argc) {
+		fprintf(stderr, "cgward: exec: no command given\n%s", usage);
+		return -EINVAL;
+	}
+	opt->req.argv = &argv[optind];
+	return 0;
+}
+
 static const struct option long_options[] = {
     {"root", required_argument, NULL, 'r'},
     {"ro", required_argument, NULL, OPT_RO},
@@ -204,6 +232,7 @@ static const struct option long_options[] = {
     {"cgroup-parent", required_argument, NULL, OPT_CGROUP_PARENT},
     {"private-tmp", no_argument, NULL, OPT_PRIVATE_TMP},
     {"spawn", no_argument, NULL, OPT_SPAWN},
+    {"serve", no_argument, NULL, OPT_SERVE},
     {"allow-unix", required_argument, NULL, OPT_ALLOW_UNIX},
     {"allow-unix-all", no_argument, NULL, OPT_ALLOW_UNIX_ALL},
     {"allow-dev", required_argument, NULL, OPT_ALLOW_DEV},
@@ -287,6 +316,9 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 		case OPT_SPAWN:
 			opt->req.spawn = true;
 			break;
+		case OPT_SERVE:
+			opt->serve = opt->req.spawn = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -305,12 +337,7 @@ static int parse_options(int argc, char **argv, struct exec_options *opt)
 	ret = settle_unix_default(opt);
 	if (ret)
 		return ret;
-	if (optind >= argc) {
-		fprintf(stderr, "cgward: exec: no command given\n%s", usage);
-		return -EINVAL;
-	}
-	opt->req.argv = &argv[optind];
-	return 0;
+	return settle_command(argc, argv, opt);
 }
 
 int cmd_exec(int argc, char **argv)
@@ -320,5 +347,5 @@ int cmd_exec(int argc, char **argv)
 
 	if (ret)
 		return ret > 0 ? 0 : EXIT_USAGE;
-	return exec_run(&opt.req);
+	return opt.serve ? exec_serve(&opt.req) : exec_run(&opt.req);
 }

@@ -24,7 +24,7 @@
 /* A spawn request's descriptors after "self": cwd, stdin, stdout, stderr, exit. */
 #define SPAWN_FDS 5
 
-static const char *socket_path(void)
+const char *exec_agent_socket_path(void)
 {
 	const char *path = getenv(EXEC_SOCKET_ENV);
 
@@ -53,7 +53,7 @@ static int connect_to(const char *path, int *fd)
 
 int exec_agent_connect(int *fd)
 {
-	const char *path = socket_path();
+	const char *path = exec_agent_socket_path();
 	int ret = connect_to(path, fd);
 
 	if (ret == -ENAMETOOLONG)
@@ -94,20 +94,6 @@ static int open_nodes(const struct exec_agent_ask *ask, int *node_fds)
 	return 0;
 }
 
-/* A NULL-terminated vector as a JSON array of strings (UTF-8, as JSON wants). */
-static json_t *string_array(char *const *v)
-{
-	json_t *array = json_array();
-
-	for (size_t i = 0; array && v[i]; i++) {
-		if (json_array_append_new(array, json_string(v[i]))) {
-			json_decref(array);
-			return NULL;
-		}
-	}
-	return array;
-}
-
 /*
  * What the agent needs to start the command as this process would: argv,
  * environment, umask and whether /tmp is its own, then the cwd, stdio and
@@ -123,10 +109,12 @@ static int add_spawn(json_t *req, const struct exec_agent_ask *ask, json_t *kind
 	umask(mask);
 	for (size_t i = 0; ret == 0 && i < SPAWN_FDS; i++)
 		ret = add_fd(kinds, paths, fds, n, spawn_fds[i], kind[i], kind[i]);
-	if (ret == 0 && (json_object_set_new(req, "argv", string_array(ask->argv)) ||
-			 json_object_set_new(req, "env", string_array(environ)) ||
-			 json_object_set_new(req, "umask", json_integer(mask)) ||
-			 json_object_set_new(req, "private_tmp", json_boolean(ask->private_tmp))))
+	if (ret == 0 &&
+	    (json_object_set_new(req, "argv", exec_message_strings(ask->argv)) ||
+	     json_object_set_new(req, "env",
+				 exec_message_strings(ask->client ? ask->client->envp : environ)) ||
+	     json_object_set_new(req, "umask", json_integer(mask)) ||
+	     json_object_set_new(req, "private_tmp", json_boolean(ask->private_tmp))))
 		ret = -EINVAL;
 	return ret;
 }
@@ -202,14 +190,17 @@ static int read_grant(const char *text, const int *fds, size_t n_fds,
 }
 
 /*
- * This process (the agent checks it is the peer), its cwd, stdio, and one
- * end of a socket pair whose other end, exit_fd, hears the command's end.
+ * The caller (the agent checks it is the peer): this process, or the
+ * client it serves; this process's cwd and stdio (the client's, when it
+ * serves one), and one end of a socket pair whose other end, exit_fd,
+ * hears the command's end.
  */
-static int open_spawn_fds(int *pidfd, int spawn_fds[SPAWN_FDS], int *exit_fd)
+static int open_spawn_fds(const struct exec_client *client, int *pidfd, int spawn_fds[SPAWN_FDS],
+			  int *exit_fd)
 {
 	int pair[2];
 
-	*pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	*pidfd = client ? dup(client->pidfd) : (int)syscall(SYS_pidfd_open, getpid(), 0);
 	spawn_fds[0] = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (*pidfd < 0 || spawn_fds[0] < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair)) {
@@ -239,7 +230,7 @@ int exec_agent_confine(int fd, const struct exec_agent_ask *ask, struct exec_age
 
 	grant->exit_fd = -1;
 	if (ask->spawn) {
-		ret = open_spawn_fds(&pidfd, spawn_fds, &grant->exit_fd);
+		ret = open_spawn_fds(ask->client, &pidfd, spawn_fds, &grant->exit_fd);
 	} else {
 		pidfd = (int)syscall(SYS_pidfd_open, ask->pid, 0);
 		ret = pidfd < 0 ? -errno : 0;
@@ -352,7 +343,7 @@ int exec_agent_end(int fd, const char *cgroup, struct exec_agent_end *end)
 	if (ret != -ECONNRESET && ret != -EPIPE)
 		return ret;
 	/* The agent was restarted: the new one adopted the run, and ends it when asked. */
-	if (connect_to(socket_path(), &fd))
+	if (connect_to(exec_agent_socket_path(), &fd))
 		return ret;
 	again = json_pack("{s:s, s:s}", "op", "end", "cgroup", cgroup);
 	text = again ? json_dumps(again, JSON_COMPACT) : NULL;

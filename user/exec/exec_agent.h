@@ -20,6 +20,21 @@
 #define EXEC_SOCKET_ENV "CGWARD_EXEC_SOCKET"
 
 /*
+ * A caller other than this process: the client of cgward exec --serve
+ * (exec_serve.h), whose run this process asks for on the client's own
+ * connection to the agent, with the client's pidfd as the caller (the agent
+ * checks that they are one process) and the client's environment for the
+ * command. reply_fd gets the run's events; its hang-up ends the run.
+ */
+struct exec_client {
+	int agent_fd; /* exec_run's from then on: it closes it */
+	int pidfd;
+	char *const *envp;
+	int reply_fd;
+	bool caller_starts; /* set: the agent would not start the command for this caller */
+};
+
+/*
  * What the caller asks for its child (pid), or, with spawn (--spawn,
  * --private-tmp), for a command the agent starts with the caller's cwd,
  * stdio, environment and umask: every root and node opened with the
@@ -28,8 +43,9 @@
 struct exec_agent_ask {
 	pid_t pid; /* the caller's child, at its gate; 0 with spawn */
 	bool spawn;
-	bool private_tmp;  /* with spawn */
-	char *const *argv; /* with spawn */
+	bool private_tmp;		  /* with spawn */
+	char *const *argv;		  /* with spawn */
+	const struct exec_client *client; /* with spawn: NULL, this process is the caller */
 	const char *argv0;
 	__u32 policy_flags;
 	__u64 dropped_caps;
@@ -54,6 +70,9 @@ struct exec_agent_exit {
 	int exec_error;		    /* execvp's errno: it never ran */
 	char error[PATH_MAX + 128]; /* why it could not start; "" when it did */
 };
+
+/* The agent's exec socket: EXEC_SOCKET_PATH, or the one EXEC_SOCKET_ENV names. */
+const char *exec_agent_socket_path(void);
 
 /* Connects to the agent's exec socket; -errno with what to do printed. */
 int exec_agent_connect(int *fd);

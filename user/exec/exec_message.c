@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -16,6 +17,44 @@ static const char *const root_kinds[] = {
     [CGWARD_ACCESS_HIDDEN] = "hide",
     [CGWARD_ACCESS_READ] = "read",
 };
+
+json_t *exec_message_strings(char *const *v)
+{
+	json_t *array = json_array();
+
+	for (size_t i = 0; array && v && v[i]; i++) {
+		if (json_array_append_new(array, json_string(v[i]))) {
+			json_decref(array);
+			return NULL;
+		}
+	}
+	return array;
+}
+
+char **exec_message_read_strings(json_t *array, bool allow_empty)
+{
+	size_t n = json_array_size(array);
+	char **v;
+
+	if (!json_is_array(array) || (n == 0 && !allow_empty) || !(v = calloc(n + 1, sizeof(*v))))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(array, i));
+
+		if (!s || !(v[i] = strdup(s))) {
+			exec_message_free_strings(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+void exec_message_free_strings(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
 
 const char *exec_message_root_kind(__u32 access)
 {

@@ -33,8 +33,10 @@
 #ifndef CGWARD_EXEC_MESSAGE_H
 #define CGWARD_EXEC_MESSAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <jansson.h>
 #include <linux/types.h>
 
 #define EXEC_MESSAGE_MAX     (128 * 1024)
@@ -46,6 +48,15 @@ const char *exec_message_root_kind(__u32 access);
 
 /* The enum cgward_access of a root's kind; 0 when kind names no root. */
 __u32 exec_message_root_access(const char *kind);
+
+/* A NULL-terminated vector (argv, env) as a JSON array of strings (UTF-8, as JSON wants). */
+json_t *exec_message_strings(char *const *v);
+
+/* A JSON array of strings as a NULL-terminated vector; NULL when it is not one. */
+char **exec_message_read_strings(json_t *array, bool allow_empty);
+
+/* Frees exec_message_read_strings' vector. */
+void exec_message_free_strings(char **v);
 
 int exec_message_send(int fd, const char *json, size_t len, const int *fds, size_t n_fds);
 

@@ -166,8 +166,19 @@ static int resolve_roots(struct execution *x)
 
 static int open_sink(struct execution *x)
 {
-	int fd;
+	int fd, ret;
 
+	if (x->req->client) {
+		fd = dup(x->req->client->reply_fd);
+		x->sink = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (x->sink)
+			return 0;
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "cgward: exec: the client's socket: %s\n", strerror(-ret));
+		return ret;
+	}
 	if (!x->req->events_path) {
 		/* --learn: its audit events are its report's, not each a line on stderr. */
 		x->sink = x->req->learn ? fopen("/dev/null", "ae") : stderr;
@@ -284,7 +295,7 @@ static int set_up_enforcement(struct execution *x)
 	int ret;
 
 	if (x->via_agent)
-		return exec_agent_connect(&x->agent_fd);
+		return x->agent_fd >= 0 ? 0 : exec_agent_connect(&x->agent_fd);
 
 	ret = cgroup_layout_detect("/proc/self/mountinfo", &x->layout);
 	if (ret) {
@@ -338,6 +349,7 @@ static int confine_through_agent(struct execution *x, pid_t pid)
 				     .spawn = pid == 0,
 				     .private_tmp = x->req->private_tmp,
 				     .argv = x->req->argv,
+				     .client = x->req->client,
 				     .argv0 = x->req->argv[0],
 				     .policy_flags = x->req->policy_flags,
 				     .dropped_caps = x->req->dropped_caps,
@@ -415,7 +427,8 @@ static int spawned_status(struct execution *x)
 /*
  * Streams events until CMD exits (pid 0: the agent's, until its exit
  * message); SIGINT, SIGTERM and SIGHUP to cgward end the run (the whole
- * cgroup is killed at teardown), with 128+signal.
+ * cgroup is killed at teardown), with 128+signal, and so does a served
+ * client's hang-up, as SIGTERM.
  */
 static int wait_for_command(struct execution *x, pid_t pid)
 {
@@ -432,6 +445,8 @@ static int wait_for_command(struct execution *x, pid_t pid)
 		event_stream_drain(&x->events);
 		if (n == 1 && ev.data.fd == limit_watch_fd(&x->limits))
 			limit_watch_report(&x->limits, x->sink, NULL);
+		if (n == 1 && x->req->client && ev.data.fd == x->req->client->reply_fd)
+			return 128 + SIGTERM;
 		while (read(x->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo != SIGCHLD)
 				return 128 + (int)si.ssi_signo;
@@ -520,6 +535,8 @@ static int wait_for_spawned(struct execution *x)
 
 	if (ret == 0)
 		ret = wait_loop_watch(x->epoll_fd, x->grant.exit_fd);
+	if (ret == 0 && x->req->client)
+		ret = wait_loop_watch(x->epoll_fd, x->req->client->reply_fd);
 	if (ret) {
 		fprintf(stderr, "cgward: exec: %s\n", strerror(-ret));
 		return EXIT_SETUP_FAILED; /* the agent ends the run at teardown */
@@ -558,6 +575,11 @@ static int run_command(struct execution *x)
 		ret = confine_through_agent(x, 0);
 		if (ret != -EOPNOTSUPP)
 			return ret ? EXIT_SETUP_FAILED : wait_for_spawned(x);
+		/* A served client's own child is not this process's to make: it asks itself. */
+		if (x->req->client) {
+			x->req->client->caller_starts = true;
+			return EXIT_SETUP_FAILED;
+		}
 		ret = confine_own_child_instead(x);
 	}
 	if (ret == 0)
@@ -692,7 +714,8 @@ int exec_run(const struct exec_request *req)
 	}
 	x->req = req;
 	x->via_agent = geteuid() != 0;
-	x->agent_fd = x->grant.exit_fd = x->signal_fd = x->epoll_fd = -1;
+	x->agent_fd = req->client ? req->client->agent_fd : -1; /* the client's connection */
+	x->grant.exit_fd = x->signal_fd = x->epoll_fd = -1;
 	x->limits.notify_fd = x->core.ring_fd = x->agent_ring_fd = -1;
 	learn_init(&x->learn);
 	if ((x->via_agent && check_agent_request(req)) || resolve_roots(x) ||

@@ -37,6 +37,8 @@ struct exec_request {
 	const char *device_args[EXEC_MAX_ROOTS]; /* --allow-dev */
 	size_t n_device_args;
 	char **argv;
+	struct exec_client
+	    *client; /* --serve: the client this run is for (exec_agent.h); or NULL */
 };
 
 /*

@@ -10,7 +10,9 @@ whether it may reach the network (``--no-network``), a private ``/tmp``
 and, with ``restrict_reads``, the only paths it may read (``--read``,
 ``--read-system``). Each :meth:`Sandbox.run` or :meth:`Sandbox.arun` is one
 ``cgward exec``: one cgroup of its own, enforced by the kernel from the
-command's first instruction, removed when the run ends.
+command's first instruction, removed when the run ends. For an ordinary
+user, a Sandbox's runs are forks of one ``cgward exec --serve`` that it
+starts at its first run and stops at :meth:`Sandbox.close`.
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from ._serve import Server, ServedRun
 
 __all__ = ["Sandbox", "RunResult", "TERMINATE_GRACE_S"]
 
@@ -268,6 +274,26 @@ class Sandbox:
         self.restrict_reads = _flag(restrict_reads, "restrict_reads")
         self.cgward = self._find_cgward(cgward_path)
         self._options = self._exec_options()
+        # Root binds each run itself; an ordinary user's go through the agent.
+        self._server = (
+            Server([self.cgward, "exec", "--serve", *self._options], self.cwd)
+            if os.geteuid() != 0
+            else None
+        )
+        if self._server is not None:
+            weakref.finalize(self, self._server.close)
+
+    def close(self) -> None:
+        """Stops the Sandbox's ``cgward exec --serve``, if it started one; runs under way
+        go on. A later run starts another."""
+        if self._server is not None:
+            self._server.close()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @staticmethod
     def _unix_socket(path: StrPath) -> str:
@@ -374,11 +400,60 @@ class Sandbox:
 
     def command(self, argv: Sequence[str], events_path: str) -> list[str]:
         """The ``cgward exec`` command line that runs argv, its deny events to events_path."""
-        if isinstance(argv, (str, bytes)) or not argv:
-            raise ValueError("argv: a non-empty sequence of arguments, not a string")
-        if not all(isinstance(a, str) for a in argv):
-            raise ValueError(f"argv: {argv!r} holds a non-str argument")
-        return [self.cgward, "exec", *self._options, "--events", events_path, "--", *argv]
+        return [self.cgward, "exec", *self._options, "--events", events_path, "--", *_argv(argv)]
+
+    def _served_run(
+        self, argv: Sequence[str], env: Optional[Mapping[str, str]], input: Optional[bytes]
+    ) -> Optional[ServedRun]:
+        """A run for the Sandbox's server, not yet asked; None when cgward exec is to run it."""
+        argv = _argv(argv)
+        if self._server is None or not self._server.usable:
+            return None
+        try:
+            return ServedRun(self._server, self.cwd, argv, env, input)
+        except ValueError:  # not UTF-8, or too large: cgward exec says so
+            return None
+
+    def _serve(self, served: ServedRun, timeout: Optional[float]) -> Optional[RunResult]:
+        """Asks for the run and waits for it; None when cgward exec is to run it."""
+        if not served.start():
+            return None
+        outcome = served.collect(timeout, TERMINATE_GRACE_S)
+        if outcome is None:
+            assert self._server is not None
+            self._server.usable = False  # this process's confinement would not carry over
+            return None
+        return _result(*outcome)
+
+    async def _aserve(self, served: ServedRun, timeout: Optional[float]) -> Optional[RunResult]:
+        """_serve on a thread of its own; cancelled, it ends the run first."""
+        loop = asyncio.get_running_loop()
+        done: "asyncio.Future[Optional[RunResult]]" = loop.create_future()
+
+        def settle(result: Optional[RunResult], error: Optional[BaseException]) -> None:
+            if done.cancelled():
+                return
+            if error is not None:
+                done.set_exception(error)
+            else:
+                done.set_result(result)
+
+        def serve() -> None:
+            try:
+                loop.call_soon_threadsafe(settle, self._serve(served, timeout), None)
+            except BaseException as error:  # to the awaiting task
+                loop.call_soon_threadsafe(settle, None, error)
+
+        threading.Thread(target=serve, name="cgward-run", daemon=True).start()
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            served.end()
+            try:
+                await asyncio.wait_for(done, TERMINATE_GRACE_S)
+            except BaseException:
+                pass
+            raise
 
     def _process_options(
         self, env: Optional[Mapping[str, str]], input: Optional[Union[bytes, str]]
@@ -409,6 +484,10 @@ class Sandbox:
         :param input: its standard input (a str is encoded as UTF-8); None
             gives it an empty one.
         """
+        served = self._served_run(argv, env, _encoded(input))
+        result = self._serve(served, timeout) if served is not None else None
+        if result is not None:
+            return result
         with _EventsFile() as events:
             proc = subprocess.Popen(
                 self.command(argv, events.path), **self._process_options(env, input)
@@ -433,6 +512,10 @@ class Sandbox:
         input: Optional[Union[bytes, str]] = None,
     ) -> RunResult:
         """:meth:`run` for asyncio. Cancelling it ends the whole run first."""
+        served = self._served_run(argv, env, _encoded(input))
+        result = await self._aserve(served, timeout) if served is not None else None
+        if result is not None:
+            return result
         with _EventsFile() as events:
             proc = await asyncio.create_subprocess_exec(
                 *self.command(argv, events.path), **self._process_options(env, input)
@@ -449,6 +532,28 @@ class Sandbox:
                 await _end_run_async(proc, output)
                 raise
             return events.result(proc.returncode, stdout, stderr, timed_out)
+
+
+def _argv(argv: Sequence[str]) -> list[str]:
+    if isinstance(argv, (str, bytes)) or not argv:
+        raise ValueError("argv: a non-empty sequence of arguments, not a string")
+    if not all(isinstance(a, str) for a in argv):
+        raise ValueError(f"argv: {argv!r} holds a non-str argument")
+    return list(argv)
+
+
+def _result(
+    returncode: int, stdout: bytes, stderr: bytes, timed_out: bool, events: list
+) -> RunResult:
+    """A run's result, with its deny and limit events."""
+    return RunResult(
+        returncode,
+        stdout,
+        stderr,
+        denies=[e for e in events if e.get("verdict") == "deny"],
+        timed_out=timed_out,
+        limits_hit=[e for e in events if e.get("op") == "limit"],
+    )
 
 
 def _encoded(data: Optional[Union[bytes, str]]) -> Optional[bytes]:
@@ -500,11 +605,4 @@ class _EventsFile:
         """The run's result, with the deny and limit events it wrote."""
         with open(self.path, encoding="utf-8") as lines:
             events = [json.loads(line) for line in lines if line.strip()]
-        return RunResult(
-            returncode,
-            stdout,
-            stderr,
-            denies=[e for e in events if e.get("verdict") == "deny"],
-            timed_out=timed_out,
-            limits_hit=[e for e in events if e.get("op") == "limit"],
-        )
+        return _result(returncode, stdout, stderr, timed_out, events)

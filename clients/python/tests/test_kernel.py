@@ -5,7 +5,10 @@ tests/vm/run). CGWARD names the binary (default: cgward on PATH).
 
 import asyncio
 import os
+import resource
 import shutil
+import signal
+import subprocess
 import sys
 import time
 
@@ -202,3 +205,91 @@ def test_cancelled_arun_kills_the_whole_run(dirs):
 
     asyncio.run(cancel_once_started())
     assert not alive(int((work / "pid").read_text()))
+
+
+def servers_of(pid):
+    """The cgward exec --serve processes that pid started (zombies are none)."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                serving = b"--serve" in cmdline.read().split(b"\0")
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            continue
+        if ppid == pid and serving:
+            found.append(int(entry))
+    return found
+
+
+def test_each_run_takes_the_callers_limits_and_umask_as_they_are_then(dirs):
+    work, _ = dirs
+    box = sandbox(work)
+    assert box.run(["true"]).returncode == 0  # an ordinary user's server is up
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    mask = os.umask(0o027)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (200, hard))
+    try:
+        result = box.run(["sh", "-c", "ulimit -n; umask"])
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        os.umask(mask)
+    assert result.stdout.split() == [b"200", b"0027"], result
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root runs cgward exec for each command")
+def test_an_ordinary_users_runs_are_forks_of_one_server_started_again_when_killed(dirs):
+    work, _ = dirs
+    box = sandbox(work)
+    for _ in range(2):
+        assert box.run(["true"]).returncode == 0
+    [server] = servers_of(os.getpid())
+    os.kill(server, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while alive(server):
+        assert time.monotonic() < deadline, f"the server {server} outlived SIGKILL for 60 s"
+        time.sleep(0.05)
+    result = box.run(["sh", "-c", "echo again"])
+    assert (result.returncode, result.stdout) == (0, b"again\n"), result
+    assert [p for p in servers_of(os.getpid()) if p != server] != []
+    box.close()
+    assert servers_of(os.getpid()) == []
+
+
+# A caller under a seccomp filter (allow-all), installed after its server
+# started: the agent checks the caller itself, not the server, and will not
+# start the command for it (the filter would not carry over); the client
+# then runs cgward exec, whose own child is confined instead.
+SECCOMP_LATER = """
+import ctypes, sys
+from cgward import Sandbox
+
+class Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+box = Sandbox(sys.argv[1], cgward_path=sys.argv[2], private_tmp=False)
+assert box.run(["true"]).returncode == 0
+# One instruction: BPF_RET | BPF_K, SECCOMP_RET_ALLOW.
+allow = (0x06).to_bytes(2, "little") + bytes(2) + (0x7FFF0000).to_bytes(4, "little")
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+program = Program(1, allow)
+assert libc.prctl(22, 2, ctypes.byref(program), 0, 0) == 0, ctypes.get_errno()
+result = box.run(["sh", "-c", "echo in >in; echo out >../outside/f || echo denied"])
+print(result.returncode, result.stdout.decode().strip(), len(result.denies))
+"""
+
+
+def test_a_caller_confined_after_its_server_started_is_still_the_one_judged(dirs):
+    work, outside = dirs
+    done = subprocess.run(
+        [sys.executable, "-c", SECCOMP_LATER, str(work), os.environ.get("CGWARD", "cgward")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "denied", "1"], done.stdout + done.stderr
+    assert (work / "in").read_text() == "in\n"
+    assert not (outside / "f").exists()
