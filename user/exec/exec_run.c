@@ -164,34 +164,29 @@ static int resolve_roots(struct execution *x)
 	return ret ? ret : check_private_tmp(x);
 }
 
+/* Where events go: a served client's socket, --events FILE, or stderr. */
 static int open_sink(struct execution *x)
 {
+	const char *path = x->req->events_path;
 	int fd, ret;
 
-	if (x->req->client) {
-		fd = dup(x->req->client->reply_fd);
-		x->sink = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (x->sink)
-			return 0;
-		ret = -errno;
-		if (fd >= 0)
-			close(fd);
-		fprintf(stderr, "cgward: exec: the client's socket: %s\n", strerror(-ret));
-		return ret;
-	}
-	if (!x->req->events_path) {
+	if (!x->req->client && !path) {
 		/* --learn: its audit events are its report's, not each a line on stderr. */
 		x->sink = x->req->learn ? fopen("/dev/null", "ae") : stderr;
 		return x->sink ? 0 : -errno;
 	}
-	fd = open(x->req->events_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 || !(x->sink = fdopen(fd, "a"))) {
-		fprintf(stderr, "cgward: --events %s: %s\n", x->req->events_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -errno;
-	}
-	return 0;
+	fd = x->req->client ? dup(x->req->client->reply_fd)
+			    : open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0 && (x->sink = fdopen(fd, x->req->client ? "w" : "a")))
+		return 0;
+	ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (x->req->client)
+		fprintf(stderr, "cgward: exec: the client's socket: %s\n", strerror(-ret));
+	else
+		fprintf(stderr, "cgward: --events %s: %s\n", path, strerror(-ret));
+	return ret;
 }
 
 /* Signals that end the wait are read from a signalfd, so they are blocked. */

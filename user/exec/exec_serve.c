@@ -62,11 +62,9 @@ static int run_for_client(const struct exec_request *base, const struct served_r
 	int status = 0;
 
 	signal(SIGCHLD, SIG_DFL);
-	for (int i = 0; i < 3; i++) {
-		if (dup2(run->fds[FD_STDIN + i], i) < 0)
-			return EXIT_SETUP_FAILED;
-	}
-	if (fchdir(run->fds[FD_CWD])) {
+	for (int i = 0; status == 0 && i < 3; i++)
+		status = dup2(run->fds[FD_STDIN + i], i) < 0 ? EXIT_SETUP_FAILED : 0;
+	if (status == 0 && fchdir(run->fds[FD_CWD])) {
 		fprintf(stderr, "cgward: exec: the client's cwd: %s\n", strerror(errno));
 		status = EXIT_SETUP_FAILED;
 	}

@@ -78,11 +78,16 @@ class Server:
             self._proc.wait()
             self._proc = None
 
+    def _ready(self) -> bool:
+        """Started, or started now (under the lock); False when it will not start."""
+        if self._socket is None and not (self.usable and self._start()):
+            self.usable = False
+        return self._socket is not None
+
     def connect_to_agent(self) -> Optional[socket.socket]:
         """A connection of this process's own to the agent; None without a server or an agent."""
         with self._lock:
-            if self._socket is None and not (self.usable and self._start()):
-                self.usable = False
+            if not self._ready():
                 return None
             path = self._agent_socket
         agent = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -97,8 +102,7 @@ class Server:
         """Sends a run's request: False when no server takes it."""
         with self._lock:
             for _ in range(2):
-                if self._socket is None and not (self.usable and self._start()):
-                    self.usable = False
+                if not self._ready():
                     return False
                 try:
                     socket.send_fds(self._socket, [request], list(fds))
