@@ -273,8 +273,10 @@ struct cgward_root_value {
 };
 
 /*
- * A write root of a policy that also has read-only roots, which may lie
- * below it: a directory beneath it is not writable for that alone.
+ * A write (or readable) root of a policy that also has read-only or hidden
+ * paths, which may lie below it: a directory beneath it is not writable
+ * (readable) for that alone, and neither the fast walk nor the walk cache
+ * answers for it.
  */
 #define CGWARD_ROOT_EXCEPTIONS (1U << 0)
 
@@ -291,14 +293,15 @@ struct cgward_root_tag {
 	__u32 flags; /* CGWARD_TAG_* */
 };
 
-/* write_roots holds this directory under some policy. */
-#define CGWARD_TAG_ROOT (1U << 0)
 /*
- * A policy with read-only exceptions has this directory as a write root: a
- * walk that reaches it looks every directory up instead, since an
- * exception's tag is lost if its inode leaves memory once nothing pins it.
+ * write_roots holds this directory under some policy. Whether that
+ * policy has exceptions beneath it is the policy's own entry's to say
+ * (CGWARD_ROOT_EXCEPTIONS), not the tag's: tags outlive the runs that set
+ * them, and one run's --hide must not slow another's walks. A plane
+ * upgraded in place may carry tags with bit 1 set by older builds: it is
+ * ignored.
  */
-#define CGWARD_TAG_EXCEPTIONS (1U << 1)
+#define CGWARD_TAG_ROOT (1U << 0)
 
 /*
  * policy_info: a policy's name (for cgward status) and how many operations

@@ -117,15 +117,20 @@ struct name_state {
  * What write_roots says about one directory of a walk, (dev, ino) under
  * state->policy_id: WALK_ON when it names no root there, else WALK_DONE
  * with the verdict in state->result. The nearest root decides, so the most
- * specific path wins.
+ * specific path wins. For the fast walk (fast), WALK_GENERAL at a root of a
+ * policy with read-only or hidden paths, which may lie beneath it untagged
+ * (an exception's tag is lost if its inode leaves memory once nothing pins
+ * it): the general walk looks every directory up.
  */
-static __always_inline int judge_root(struct walk_state *state, __u32 dev, __u64 ino)
+static __always_inline int judge_root(struct walk_state *state, __u32 dev, __u64 ino, bool fast)
 {
 	struct cgward_root_key key = {.policy_id = state->policy_id, .dev = dev, .ino = ino};
 	struct cgward_root_value *root = bpf_map_lookup_elem(&write_roots, &key);
 
 	if (!root)
 		return WALK_ON;
+	if (fast && (root->flags & CGWARD_ROOT_EXCEPTIONS))
+		return WALK_GENERAL;
 	if (root->access == CGWARD_ACCESS_HIDDEN) {
 		state->result.reason = CGWARD_REASON_HIDDEN;
 		state->result.root_dev = dev;
@@ -321,7 +326,7 @@ static __always_inline void walk_cache_fill(struct inode *dir, __u32 rename_seq,
  * top of the file system, or FAST_WALK_STEPS up); WALK_GENERAL when the
  * general walk must decide from the target instead: a socket, which an
  * --allow-unix entry (not tagged) may name, or a root of a policy with
- * read-only exceptions (CGWARD_TAG_EXCEPTIONS). The dentry must be typed
+ * read-only or hidden paths (judge_root). The dentry must be typed
  * (BTF: a hook's argument, or loaded from one), so that the verifier lets
  * the walk load its fields directly. The loop is unrolled: as a loop, it
  * came out with its latch falling through into its head, a back-edge that
@@ -335,6 +340,7 @@ static __always_inline int walk_fast(struct walk_state *state, struct dentry *de
 	struct cgward_root_tag *tag;
 	struct dentry *parent;
 	__u32 rename_seq = 1;
+	int judged;
 
 	if (inode && (inode->i_mode & S_IFMT) == S_IFSOCK)
 		return WALK_GENERAL;
@@ -352,9 +358,10 @@ static __always_inline int walk_fast(struct walk_state *state, struct dentry *de
 		inode = dentry->d_inode;
 		tag = inode ? bpf_inode_storage_get(&root_tags, inode, 0, 0) : NULL;
 		if (tag) {
-			if (tag->flags & CGWARD_TAG_EXCEPTIONS)
+			judged = judge_root(state, inode->i_sb->s_dev, inode->i_ino, true);
+			if (judged == WALK_GENERAL)
 				return WALK_GENERAL;
-			if (judge_root(state, inode->i_sb->s_dev, inode->i_ino) == WALK_DONE)
+			if (judged == WALK_DONE)
 				goto decided;
 		}
 		if (dentry == mnt_root)

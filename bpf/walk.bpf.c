@@ -81,7 +81,7 @@ __noinline int walk_step(WALK_PARAMS)
 	dentry = (struct dentry *)state->pos.dentry;
 	inode = BPF_CORE_READ(dentry, d_inode);
 	if (inode && judge_root(state, BPF_CORE_READ(inode, i_sb, s_dev),
-				BPF_CORE_READ(inode, i_ino)) == WALK_DONE)
+				BPF_CORE_READ(inode, i_ino), false) == WALK_DONE)
 		return WALK_DONE;
 	state->first_step = 0;
 	state->depth++;

@@ -35,9 +35,9 @@ test_root_above_a_mount_point_allows_writes_in_the_mount() {
 	expect_denies "create $O/f"
 }
 
-# A root's tag says that some policy has exceptions beneath it, whichever
-# policy: a run without them still writes there, and the tag stays after
-# the run that set it (tags are never removed).
+# A root of a policy with exceptions beneath it is judged by the general
+# walk for that policy alone: a run without them, on the same directory,
+# writes there (tags, never removed, say only that some policy has a root).
 test_a_root_tagged_by_a_policy_with_exceptions_serves_others() {
 	mkdir "$W/ro"
 	expect "$(lines EPERM ok)" cgx --root "$W" --ro "$W/ro" -- \

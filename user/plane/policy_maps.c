@@ -23,10 +23,11 @@ static struct cgward_root_key root_key(__u32 policy_id, const struct root_spec *
  * together on one root) the kernel fails one of them with EAGAIN: the
  * storage exists for its next try.
  */
-static int tag_root(int root_tags_fd, int dir_fd, const struct cgward_root_tag *tag, __u64 update)
+static int tag_root(int root_tags_fd, int dir_fd, const struct cgward_root_tag *tag)
 {
 	for (int attempt = 0; attempt < 3; attempt++) {
-		if (bpf_map_update_elem(root_tags_fd, &dir_fd, tag, update) == 0 || errno == EEXIST)
+		if (bpf_map_update_elem(root_tags_fd, &dir_fd, tag, BPF_NOEXIST) == 0 ||
+		    errno == EEXIST)
 			return 0;
 		if (errno != EAGAIN)
 			break;
@@ -48,33 +49,20 @@ static bool has_exceptions(const struct root_spec *roots, size_t n_roots)
 	return false;
 }
 
-/* A root that walk_cache may answer for: a write root, or a readable one. */
+/* A root that read-only or hidden paths may lie beneath. */
 static bool may_hold_exceptions(__u32 access)
 {
 	return access == CGWARD_ACCESS_WRITE || access == CGWARD_ACCESS_READ;
 }
 
-/*
- * Tags the directories of roots. A tag is only ever added to: a writer
- * without exceptions adds CGWARD_TAG_ROOT where there is no tag, a writer
- * with them sets CGWARD_TAG_EXCEPTIONS whatever was there, so no race
- * between two writers of one directory loses CGWARD_TAG_EXCEPTIONS.
- */
-static int tag_roots(const struct policy_maps *maps, const struct root_spec *roots, size_t n_roots,
-		     bool exceptions)
+/* Tags the directories of roots: the tag says only that some policy has a root there. */
+static int tag_roots(const struct policy_maps *maps, const struct root_spec *roots, size_t n_roots)
 {
-	for (size_t i = 0; maps->root_tags_fd >= 0 && i < n_roots; i++) {
-		struct cgward_root_tag tag = {.flags = CGWARD_TAG_ROOT};
-		__u64 update = BPF_NOEXIST;
-		int ret;
+	const struct cgward_root_tag tag = {.flags = CGWARD_TAG_ROOT};
 
-		if (roots[i].fd < 0)
-			continue;
-		if (exceptions && may_hold_exceptions(roots[i].access)) {
-			tag.flags |= CGWARD_TAG_EXCEPTIONS;
-			update = BPF_ANY;
-		}
-		ret = tag_root(maps->root_tags_fd, roots[i].fd, &tag, update);
+	for (size_t i = 0; maps->root_tags_fd >= 0 && i < n_roots; i++) {
+		int ret = roots[i].fd < 0 ? 0 : tag_root(maps->root_tags_fd, roots[i].fd, &tag);
+
 		if (ret)
 			return ret;
 	}
@@ -85,7 +73,7 @@ int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 			  const struct root_spec *roots, size_t n_roots)
 {
 	bool exceptions = has_exceptions(roots, n_roots);
-	int ret = tag_roots(maps, roots, n_roots, exceptions);
+	int ret = tag_roots(maps, roots, n_roots);
 
 	if (ret)
 		return ret;

@@ -33,10 +33,10 @@ int policy_maps_get_info(const struct policy_maps *maps, __u32 policy_id,
 
 /*
  * Adds every root of policy_id, each tagged in root_tags through its fd
- * (none for a root whose fd is -1). A policy's read-only exceptions come in
- * the same call as its roots: their roots are then tagged
- * CGWARD_TAG_EXCEPTIONS. On failure, removes the roots it added; tags stay
- * (they are hints, see bpf/cgward_abi.h).
+ * (none for a root whose fd is -1). A policy's read-only and hidden paths
+ * come in the same call as its roots: the roots they may lie beneath are
+ * then CGWARD_ROOT_EXCEPTIONS. On failure, removes the roots it added;
+ * tags stay (they are hints, see bpf/cgward_abi.h).
  */
 int policy_maps_put_roots(const struct policy_maps *maps, __u32 policy_id,
 			  const struct root_spec *roots, size_t n_roots);
