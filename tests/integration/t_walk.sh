@@ -38,7 +38,7 @@ test_root_above_a_mount_point_allows_writes_in_the_mount() {
 # A root of a policy with exceptions beneath it is judged by the general
 # walk for that policy alone: a run without them, on the same directory,
 # writes there (tags, never removed, say only that some policy has a root).
-test_a_root_tagged_by_a_policy_with_exceptions_serves_others() {
+test_a_root_with_exceptions_in_one_policy_serves_others() {
 	mkdir "$W/ro"
 	expect "$(lines EPERM ok)" cgx --root "$W" --ro "$W/ro" -- \
 		sh -c "$FSOP write $W/ro/f x; $FSOP write $W/f x"

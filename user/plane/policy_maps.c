@@ -23,10 +23,12 @@ static struct cgward_root_key root_key(__u32 policy_id, const struct root_spec *
  * together on one root) the kernel fails one of them with EAGAIN: the
  * storage exists for its next try.
  */
-static int tag_root(int root_tags_fd, int dir_fd, const struct cgward_root_tag *tag)
+static int tag_root(int root_tags_fd, int dir_fd)
 {
+	const struct cgward_root_tag tag = {.flags = CGWARD_TAG_ROOT};
+
 	for (int attempt = 0; attempt < 3; attempt++) {
-		if (bpf_map_update_elem(root_tags_fd, &dir_fd, tag, BPF_NOEXIST) == 0 ||
+		if (bpf_map_update_elem(root_tags_fd, &dir_fd, &tag, BPF_NOEXIST) == 0 ||
 		    errno == EEXIST)
 			return 0;
 		if (errno != EAGAIN)
@@ -58,10 +60,8 @@ static bool may_hold_exceptions(__u32 access)
 /* Tags the directories of roots: the tag says only that some policy has a root there. */
 static int tag_roots(const struct policy_maps *maps, const struct root_spec *roots, size_t n_roots)
 {
-	const struct cgward_root_tag tag = {.flags = CGWARD_TAG_ROOT};
-
 	for (size_t i = 0; maps->root_tags_fd >= 0 && i < n_roots; i++) {
-		int ret = roots[i].fd < 0 ? 0 : tag_root(maps->root_tags_fd, roots[i].fd, &tag);
+		int ret = roots[i].fd < 0 ? 0 : tag_root(maps->root_tags_fd, roots[i].fd);
 
 		if (ret)
 			return ret;
